@@ -1,0 +1,42 @@
+# STREAM from Debian's HPC Challenge, as Guidi et al. ran it (Table II): all physical cores,
+# and one thread alone. The `local` system's memory check; Spack's `stream` elsewhere.
+import os
+
+import reframe as rfm
+from reframe.core.builtins import run_before, variable
+
+import mdxbench.hpcc as launch
+from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.parsers import hpcc
+
+
+@rfm.simple_test
+class HpccStream(MdxBenchTest):
+    descr = 'STREAM (HPCC 1.5): Copy/Scale/Add/Triad with all cores and with one core'
+    tags = {'memory', 'acceptance'}
+    bench_name = 'hpcc'
+    bench_binary = 'hpcc'
+    executable = 'hpcc'
+    output_file = 'hpccoutf.txt'
+    parser = staticmethod(hpcc.stream)
+    time_limit = '20m'
+    #: every STREAM array at least this many times the last-level cache
+    llc_factor = variable(int, value=4)
+    perf_table = {
+        'copy': ('copy', 'GB/s'), 'scale': ('scale', 'GB/s'),
+        'add': ('add', 'GB/s'), 'triad': ('triad', 'GB/s'),
+        'copy_1t': ('copy_1t', 'GB/s'), 'triad_1t': ('triad_1t', 'GB/s'),
+    }
+
+    @run_before('run')
+    def write_input(self):
+        facts = partition_facts(self.current_partition)
+        self.num_tasks = facts['cores']
+        self.num_cpus_per_task = 1
+        self.env_vars['OMP_NUM_THREADS'] = 1
+        n = launch.stream_problem_size(facts.get('llc_bytes'), self.llc_factor)
+        p, q = hpcc.process_grid(self.num_tasks)
+        with open(os.path.join(self.stagedir, 'hpccinf.txt'), 'w') as fp:
+            fp.write(hpcc.input_file(n, 192, p, q))
+
+        self.mdx_extra = {'hpl_n': n, 'grid': f'{p}x{q}', 'llc_factor': self.llc_factor}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Install everything the suite needs on a fresh Debian 12 machine (as root), idempotently:
+#   - Debian packages (Slurm, munge, Open MPI, fio, iperf3, hpcc, sockperf, Java 17, Maven, ...)
+#   - the Python virtual environment with reframe-hpc (pinned) and this project (editable)
+#   - Elasticsearch 8.19.21 from Maven Central, unpacked into the state directory
+# Usage: ci/install.sh [--no-apt] [--no-es]
+source "$(dirname "$0")/lib.sh"
+
+ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
+ES_ARTIFACT="org.elasticsearch.distribution.integ-test-zip:elasticsearch:${ES_VERSION}:zip"
+APT_PACKAGES=(
+    slurm-wlm slurm-client munge
+    openmpi-bin libopenmpi-dev
+    fio iperf3 hpcc sockperf ethtool
+    iproute2 procps util-linux hostname
+    openjdk-17-jre-headless maven unzip
+    python3 python3-venv python3-pip git
+)
+
+do_apt=1 do_es=1
+for a in "$@"; do
+    case $a in
+        --no-apt) do_apt=0 ;;
+        --no-es) do_es=0 ;;
+        *) die "unknown option '$a' (known: --no-apt --no-es)" ;;
+    esac
+done
+
+install_apt() {
+    local missing=() p
+    for p in "${APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if ((${#missing[@]} == 0)); then
+        log "Debian packages: all ${#APT_PACKAGES[@]} present"
+        return
+    fi
+    require_root "installing Debian packages (${missing[*]})"
+    log "Debian packages: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # Debian's postinst scripts try to start daemons; we start them ourselves.
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$MDXBENCH_STATE_DIR/logs/apt.log" 2>&1 \
+        || { log_tail "$MDXBENCH_STATE_DIR/logs/apt.log"; die "apt-get install failed"; }
+}
+
+install_venv() {
+    local py=${MDXBENCH_PYTHON:-python3} stamp="$MDXBENCH_VENV/.mdxbench-stamp" want
+    "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+        || die "$py is $("$py" --version 2>&1); mdxbench needs Python >= 3.11 (set MDXBENCH_PYTHON)"
+    want=$(sha256sum "$MDXBENCH_ROOT/pyproject.toml" | cut -d' ' -f1)
+    if [[ -f $stamp && $(cat "$stamp") == "$want" && -x $MDXBENCH_VENV/bin/reframe ]]; then
+        log "virtual environment $MDXBENCH_VENV is up to date"
+        return
+    fi
+    log "creating virtual environment $MDXBENCH_VENV"
+    [[ -x $MDXBENCH_VENV/bin/python ]] || "$py" -m venv "$MDXBENCH_VENV"
+    "$MDXBENCH_VENV/bin/pip" install -q --upgrade pip >"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 || true
+    "$MDXBENCH_VENV/bin/pip" install -q -e "$MDXBENCH_ROOT[test]" >>"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 \
+        || { log_tail "$MDXBENCH_STATE_DIR/logs/pip.log"; die "pip install failed"; }
+    echo "$want" >"$stamp"
+}
+
+install_es() {
+    local home="$MDXBENCH_STATE_DIR/es/elasticsearch-$ES_VERSION" repo zip
+    if [[ -x $home/bin/elasticsearch ]]; then
+        log "Elasticsearch $ES_VERSION present in $home"
+        return
+    fi
+    command -v mvn >/dev/null || die "mvn not found: run without --no-apt, or install maven"
+    log "fetching $ES_ARTIFACT with mvn dependency:get"
+    mvn -q -B dependency:get -Dartifact="$ES_ARTIFACT" -Dtransitive=false \
+        >"$MDXBENCH_STATE_DIR/logs/mvn.log" 2>&1 \
+        || { log_tail "$MDXBENCH_STATE_DIR/logs/mvn.log"; die "mvn dependency:get $ES_ARTIFACT failed"; }
+    repo=$(mvn -q -B help:evaluate -Dexpression=settings.localRepository -DforceStdout 2>/dev/null || true)
+    [[ -d $repo ]] || repo="$HOME/.m2/repository"
+    zip="$repo/org/elasticsearch/distribution/integ-test-zip/elasticsearch/$ES_VERSION/elasticsearch-$ES_VERSION.zip"
+    [[ -f $zip ]] || die "mvn reported success but $zip does not exist"
+    mkdir -p "$MDXBENCH_STATE_DIR/es"
+    rm -rf "$home.tmp" && mkdir -p "$home.tmp"
+    unzip -q "$zip" -d "$home.tmp"
+    mv "$home.tmp/elasticsearch-$ES_VERSION" "$home" && rmdir "$home.tmp"
+    log "Elasticsearch $ES_VERSION unpacked into $home"
+}
+
+mkdir -p "$MDXBENCH_STATE_DIR/logs"
+((do_apt)) && install_apt
+install_venv
+((do_es)) && install_es
+log "install complete"

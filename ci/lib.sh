@@ -1,0 +1,73 @@
+# Common helpers for the ci/ scripts. Source it; do not run it.
+# Every path the scripts write lives under one state directory ($MDXBENCH_STATE_DIR,
+# default <repo>/.mdxbench): configs, logs, data and the PIDs of what we started.
+set -euo pipefail
+
+MDXBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MDXBENCH_STATE_DIR=${MDXBENCH_STATE_DIR:-$MDXBENCH_ROOT/.mdxbench}
+MDXBENCH_VENV=${MDXBENCH_VENV:-$MDXBENCH_STATE_DIR/venv}
+export MDXBENCH_ROOT MDXBENCH_STATE_DIR MDXBENCH_VENV
+
+log()  { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+die()  { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
+
+# Print the last lines of a log file, framed, to stderr.
+log_tail() {
+    local f=$1 n=${2:-40}
+    if [[ -f $f ]]; then
+        printf -- '----- last %s lines of %s -----\n' "$n" "$f" >&2
+        tail -n "$n" "$f" >&2
+        printf -- '----- end of %s -----\n' "$f" >&2
+    else
+        printf -- '(no log file at %s)\n' "$f" >&2
+    fi
+}
+
+# pid_alive PIDFILE: true when the file names a live process.
+pid_alive() {
+    local f=$1 pid
+    [[ -s $f ]] || return 1
+    pid=$(cat "$f")
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    kill -0 "$pid" 2>/dev/null
+}
+
+# stop_pid NAME PIDFILE [TIMEOUT]: TERM the recorded PID, wait, then KILL.
+# Only the PID we recorded is ever signalled; never a process found by name.
+stop_pid() {
+    local name=$1 f=$2 timeout=${3:-30} pid i
+    if ! pid_alive "$f"; then
+        log "$name: not running"
+        rm -f "$f"
+        return 0
+    fi
+    pid=$(cat "$f")
+    log "$name: stopping PID $pid"
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < timeout * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || { rm -f "$f"; return 0; }
+        sleep 0.1
+    done
+    log "$name: PID $pid still alive after ${timeout}s, sending KILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    rm -f "$f"
+}
+
+# wait_for DESCRIPTION TIMEOUT LOGFILE CMD...: poll CMD every second until it
+# succeeds; on timeout print the service's log tail and fail.
+wait_for() {
+    local what=$1 timeout=$2 logfile=$3 i
+    shift 3
+    for ((i = 0; i < timeout; i++)); do
+        if "$@" >/dev/null 2>&1; then
+            return 0
+        fi
+        sleep 1
+    done
+    log_tail "$logfile" 60
+    die "timed out after ${timeout}s waiting for $what"
+}
+
+require_root() {
+    [[ $(id -u) -eq 0 ]] || die "$1 must run as root (it installs packages and starts system daemons)"
+}

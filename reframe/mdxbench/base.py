@@ -1,0 +1,170 @@
+'''Base classes of the mdxbench checks.
+
+A check derives from :class:`MdxBenchTest` and declares:
+
+* ``bench_name`` and ``bench_binary`` -- what it runs; the check is skipped, with the
+  reason, where the binary is not on the PATH of the selected environment;
+* ``parser`` -- a pure function (``mdxbench.parsers``) from the output text to a dict;
+* ``perf_table`` -- ``{perf variable: (key of the parser's dict, unit)}``.
+
+The base class reads the output, turns a parser error into a sanity failure with the
+parser's message, builds the performance variables, and records the provenance that the
+perflog ``meta`` column carries (suite commit, benchmark version, exact command line).
+'''
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (loggable, performance_function, run_after,
+                                   run_before, sanity_function, variable)
+from reframe.core.exceptions import SanityError
+
+from mdxbench import REPO_ROOT, perflog
+from mdxbench.parsers import ParseError, PartialResult
+
+
+@functools.lru_cache(maxsize=None)
+def suite_commit():
+    '''The git commit of this suite, with ``+dirty`` when tracked files were changed.'''
+    try:
+        head = subprocess.run(['git', '-C', str(REPO_ROOT), 'rev-parse', 'HEAD'],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(['git', '-C', str(REPO_ROOT), 'status', '--porcelain',
+                                '--untracked-files=no'],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return os.environ.get('MDXBENCH_SUITE_COMMIT', 'unknown')
+
+    return head + ('+dirty' if dirty else '')
+
+
+def environ_path(environ, partition):
+    '''The PATH that the job will see: ours, changed by the partition's and the
+    environment's ``env_vars`` (e.g. a Spack view's bin/ put first).'''
+    path = os.environ.get('PATH', '')
+    for env_vars in (partition.local_env.env_vars, environ.env_vars):
+        val = env_vars.get('PATH')
+        if val is not None:
+            path = os.path.expandvars(val.replace('$PATH', path).replace('${PATH}', path))
+
+    return path
+
+
+def partition_facts(partition):
+    '''The processor and memory facts of a partition (site config ``extras.facts``).'''
+    return dict(partition.extras.get('facts') or {})
+
+
+class MdxBenchTest(rfm.RunOnlyRegressionTest):
+    '''A run-only benchmark whose output a pure parser turns into performance values.'''
+
+    valid_systems = ['*']
+    valid_prog_environs = ['*']
+    maintainers = ['mdxbench']
+
+    #: Name of the benchmark as recorded in the perflog (e.g. ``hpcc``)
+    bench_name = variable(str)
+
+    #: Executable that must exist on the environment's PATH, or the check is skipped
+    bench_binary = variable(str)
+
+    #: File to parse, relative to the stage directory; empty: the job's stdout
+    output_file = variable(str, value='')
+
+    #: ``{perf variable: (key in the parser's result, unit)}``
+    perf_table = variable(dict, value={})
+
+    #: Extra provenance for the perflog meta column (curves, NIC queues, ...)
+    mdx_extra = variable(dict, value={})
+
+    #: Parsed results (filled by the sanity stage)
+    results = variable(dict, value={})
+
+    #: Resolved path of ``bench_binary``
+    bench_path = variable(str, value='')
+
+    @staticmethod
+    def parser(text):
+        raise NotImplementedError('a check must set parser to a mdxbench.parsers function')
+
+    @run_after('setup')
+    def locate_binary(self):
+        path = environ_path(self.current_environ, self.current_partition)
+        found = shutil.which(self.bench_binary, path=path)
+        self.skip_if(
+            found is None,
+            f'{self.bench_binary} ({self.bench_name}) is not installed on '
+            f'{self.current_system.name}:{self.current_partition.name} with environment '
+            f'{self.current_environ.name}: not found on PATH={path}'
+        )
+        self.bench_path = found
+
+    @run_after('setup')
+    def build_perf_variables(self):
+        self.perf_variables = {
+            name: self._make_perf(key, unit) for name, (key, unit) in self.perf_table.items()
+        }
+
+    def _make_perf(self, key, unit):
+        @performance_function(unit)
+        def _value(test):
+            return test.results[key]
+
+        return _value(self)
+
+    @property
+    def output_path(self):
+        name = self.output_file or self.stdout.evaluate()
+        return os.path.join(self.stagedir, name)
+
+    @sanity_function
+    def assert_output_parsed(self):
+        try:
+            with open(self.output_path, errors='replace') as fp:
+                text = fp.read()
+        except OSError as err:
+            raise SanityError(f'{self.bench_name}: cannot read its output: {err}') from None
+
+        try:
+            self.results = type(self).parser(text)
+        except PartialResult as err:
+            raise SanityError(
+                f'{self.bench_name}: partial result in {self.output_path}: {err} '
+                f'(partial: {err.partial})') from None
+        except ParseError as err:
+            raise SanityError(f'{self.bench_name}: {self.output_path}: {err}') from None
+
+        missing = [k for k, _ in self.perf_table.values() if k not in self.results]
+        if missing:
+            raise SanityError(f'{self.bench_name}: parser gave no {", ".join(missing)}')
+
+        return True
+
+    def command_line(self):
+        '''The exact command the job ran (launcher included).'''
+        try:
+            launcher = self.job.launcher.run_command(self.job)
+        except Exception:
+            launcher = ''
+
+        cmd = ' '.join([self.executable] + [str(o) for o in self.executable_opts])
+        return f'{launcher} {cmd}'.strip()
+
+    @loggable
+    @property
+    def mdx_meta(self):
+        meta = {
+            'suite_commit': suite_commit(),
+            'bench': self.bench_name,
+            'bench_version': self.results.get('version', 'unknown') if self.results else 'unknown',
+            'bench_path': self.bench_path,
+            'command': self.command_line() if self.job else '',
+            'num_tasks': self.num_tasks,
+            'num_cpus_per_task': self.num_cpus_per_task,
+        }
+        meta.update(self.mdx_extra)
+        return perflog.encode_meta(meta)

@@ -1,0 +1,338 @@
+'''Site configuration: YAML data under ``site-configs/`` turned into ReFrame's configuration.
+
+``site-configs/common.yaml`` holds what all systems share (environments, logging, general
+options); ``site-configs/systems/<name>.yaml`` holds one system each. Site values that
+nobody outside the site can know are written as placeholders and taken from the
+environment:
+
+* ``${MDXBENCH_X:-default}``: the variable, or the documented default;
+* ``${MDXBENCH_X:?what it is}``: required; if unset, loading fails with the file, the key
+  and this text -- but only when that system is the one selected (a user of ``local`` need
+  not set mdx2's variables).
+
+``processor: detect`` and ``extras.facts: detect`` (the ``local`` system) are filled from
+this machine's ``/proc`` and ``/sys``.
+'''
+import os
+import pathlib
+import re
+import sys
+
+import yaml
+
+from mdxbench import REPO_ROOT, perflog
+
+
+class SiteConfigError(Exception):
+    '''A site configuration problem; the message names the file and the key.'''
+
+
+def _keypath(path):
+    out = ''
+    for p in path:
+        out += f'[{p}]' if isinstance(p, int) else (f'.{p}' if out else str(p))
+
+    return out or '<top>'
+
+
+def expand(value, *, file, path=(), env=None, strict=True, used=None):
+    '''Expand ``${VAR...}`` placeholders in every string of ``value``.
+
+    With ``strict=False`` an unset required variable becomes ``<unset:VAR>`` instead of
+    an error (for systems other than the selected one). ``used`` collects the names of
+    the variables that were read.
+    '''
+    env = os.environ if env is None else env
+    if isinstance(value, dict):
+        return {k: expand(v, file=file, path=(*path, k), env=env, strict=strict, used=used)
+                for k, v in value.items()}
+
+    if isinstance(value, list):
+        return [expand(v, file=file, path=(*path, i), env=env, strict=strict, used=used)
+                for i, v in enumerate(value)]
+
+    if not isinstance(value, str):
+        return value
+
+    where = f'{file}: {_keypath(path)}'
+    return _expand_str(value, where, env, strict, used)
+
+
+def _expand_str(value, where, env, strict, used):
+    '''Expand placeholders in one string; defaults may hold placeholders themselves.'''
+    out = []
+    i = 0
+    while True:
+        j = value.find('${', i)
+        if j < 0:
+            out.append(value[i:])
+            return ''.join(out)
+
+        out.append(value[i:j])
+        depth, k = 0, j
+        while k < len(value):
+            if value.startswith('${', k):
+                depth += 1
+                k += 2
+                continue
+
+            if value[k] == '}':
+                depth -= 1
+                if depth == 0:
+                    break
+
+            k += 1
+        else:
+            raise SiteConfigError(f'{where}: unclosed placeholder in {value!r}')
+
+        body = value[j + 2:k]
+        m = re.fullmatch(r'([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)(.*))?', body, re.S)
+        if not m:
+            raise SiteConfigError(f'{where}: malformed placeholder ${{{body}}} in {value!r}')
+
+        name, op, arg = m.group(1), m.group(2), m.group(3)
+        if used is not None:
+            used.add(name)
+
+        if not name.startswith('MDXBENCH_') and name not in ('HOME', 'USER'):
+            raise SiteConfigError(
+                f'{where}: placeholder ${{{name}}}: site variables must be named MDXBENCH_*'
+            )
+
+        val = env.get(name)
+        if val not in (None, ''):
+            out.append(val)
+        elif op == ':-':
+            out.append(_expand_str(arg, where, env, strict, used))
+        elif strict:
+            what = f' ({arg})' if op == ':?' and arg else ''
+            raise SiteConfigError(f'{where}: environment variable {name} is not set{what}')
+        else:
+            out.append(f'<unset:{name}>')
+
+        i = k + 1
+
+
+def load_yaml(path):
+    path = pathlib.Path(path)
+    try:
+        with open(path) as fp:
+            data = yaml.safe_load(fp)
+    except FileNotFoundError:
+        raise SiteConfigError(f'{path}: file not found') from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, 'problem_mark', None)
+        where = f':{mark.line + 1}:{mark.column + 1}' if mark else ''
+        raise SiteConfigError(f'{path}{where}: invalid YAML: {err}') from None
+
+    if not isinstance(data, dict):
+        raise SiteConfigError(f'{path}: expected a mapping at the top level')
+
+    return data
+
+
+# --- facts of this machine (the `local` system) -------------------------------------
+
+def _read(path, default=None):
+    try:
+        return pathlib.Path(path).read_text().strip()
+    except OSError:
+        return default
+
+
+def _size_bytes(text):
+    m = re.fullmatch(r'(\d+)([KMG]?)', text or '')
+    if not m:
+        return None
+
+    return int(m.group(1)) * {'': 1, 'K': 1024, 'M': 1024**2, 'G': 1024**3}[m.group(2)]
+
+
+def detect_local_facts():
+    '''Processor and memory facts of this machine, for ``processor: detect``.'''
+    cpuinfo = _read('/proc/cpuinfo', '')
+    ncpus = os.cpu_count() or 1
+    cores = set()
+    sockets = set()
+    flags = set()
+    mhz = []
+    model = None
+    phys = core = None
+    for line in cpuinfo.splitlines():
+        key, _, val = line.partition(':')
+        key, val = key.strip(), val.strip()
+        if key == 'physical id':
+            phys = val
+            sockets.add(val)
+        elif key == 'core id':
+            core = val
+            cores.add((phys, core))
+        elif key == 'flags' and not flags:
+            flags = set(val.split())
+        elif key == 'cpu MHz':
+            mhz.append(float(val))
+        elif key == 'model name' and model is None:
+            model = val
+
+    nsockets = max(len(sockets), 1)
+    ncores = max(len(cores), 1) if cores else ncpus
+    llc = 0
+    for idx in sorted(pathlib.Path('/sys/devices/system/cpu/cpu0/cache').glob('index*')):
+        if _read(idx / 'type') in ('Unified', 'Data'):
+            size = _size_bytes(_read(idx / 'size'))
+            level = int(_read(idx / 'level', '0'))
+            if size and level >= 2:
+                llc = size  # the highest level comes last
+
+    if 'avx512f' in flags:
+        fpc = 32
+    elif 'fma' in flags and 'avx2' in flags:
+        fpc = 16
+    elif 'avx' in flags:
+        fpc = 8
+    else:
+        fpc = 4
+
+    mem_kib = 0
+    for line in _read('/proc/meminfo', '').splitlines():
+        if line.startswith('MemTotal:'):
+            mem_kib = int(line.split()[1])
+
+    max_mhz = _read('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq')
+    clock_ghz = int(max_mhz) / 1e6 if max_mhz else (max(mhz) / 1000 if mhz else None)
+    processor = {
+        'arch': os.uname().machine,
+        'model': model or 'unknown',
+        'num_cpus': ncpus,
+        'num_cpus_per_core': max(ncpus // ncores, 1),
+        'num_cpus_per_socket': ncpus // nsockets,
+        'num_sockets': nsockets,
+    }
+    facts = {
+        'cores': ncores,
+        'sockets': nsockets,
+        'threads_per_core': max(ncpus // ncores, 1),
+        'memory_gib': round(mem_kib / 1024**2, 1),
+        'llc_bytes': llc or None,
+        'clock_ghz': round(clock_ghz, 3) if clock_ghz else None,
+        'flops_per_cycle': fpc,
+        'source': 'detected on this machine from /proc and /sys',
+    }
+    return processor, facts
+
+
+# --- building ReFrame's configuration -----------------------------------------------
+
+def requested_system(argv=None, env=None):
+    '''The system named by ``--system`` (or RFM_SYSTEM), without its partition.'''
+    argv = sys.argv if argv is None else argv
+    env = os.environ if env is None else env
+    name = None
+    for i, arg in enumerate(argv):
+        if arg == '--system' and i + 1 < len(argv):
+            name = argv[i + 1]
+        elif arg.startswith('--system='):
+            name = arg.split('=', 1)[1]
+
+    name = name or env.get('RFM_SYSTEM')
+    return name.split(':')[0] if name else None
+
+
+_PART_REQUIRED = ('name', 'scheduler', 'launcher', 'environs')
+
+
+def _check_system(sysdef, file, env_names):
+    for key in ('name', 'partitions'):
+        if key not in sysdef:
+            raise SiteConfigError(f'{file}: missing required key {key!r}')
+
+    if sysdef['name'] != file.stem:
+        raise SiteConfigError(
+            f'{file}: name: {sysdef["name"]!r} differs from the file name {file.stem!r}'
+        )
+
+    if not isinstance(sysdef['partitions'], list) or not sysdef['partitions']:
+        raise SiteConfigError(f'{file}: partitions: expected a non-empty list')
+
+    for i, part in enumerate(sysdef['partitions']):
+        for key in _PART_REQUIRED:
+            if key not in part:
+                raise SiteConfigError(f'{file}: partitions[{i}]: missing required key {key!r}')
+
+        for j, e in enumerate(part['environs']):
+            if e not in env_names:
+                raise SiteConfigError(
+                    f'{file}: partitions[{i}].environs[{j}]: unknown environment {e!r} '
+                    f'(defined in common.yaml: {", ".join(sorted(env_names))})'
+                )
+
+
+def _fill_detected(part, file, i):
+    if part.get('processor') == 'detect' or part.get('extras', {}).get('facts') == 'detect':
+        processor, facts = detect_local_facts()
+        if part.get('processor') == 'detect':
+            part['processor'] = processor
+
+        if part.get('extras', {}).get('facts') == 'detect':
+            part['extras']['facts'] = facts
+
+
+def system_files(site_dir):
+    return sorted(pathlib.Path(site_dir, 'systems').glob('*.yaml'))
+
+
+def state_dir(env=None):
+    env = os.environ if env is None else env
+    return pathlib.Path(env.get('MDXBENCH_STATE_DIR') or REPO_ROOT / '.mdxbench')
+
+
+def build_config(site_dir, selected=None, env=None):
+    '''Return ReFrame's ``site_configuration`` dictionary.'''
+    site_dir = pathlib.Path(site_dir)
+    env = dict(os.environ if env is None else env)
+    env.setdefault('MDXBENCH_STATE_DIR', str(state_dir(env)))
+    env.setdefault('MDXBENCH_ROOT', str(REPO_ROOT))
+    common_file = site_dir / 'common.yaml'
+    common = load_yaml(common_file)
+    common = expand(common, file=common_file, env=env)
+    env_names = {e['name'] for e in common.get('environments', [])}
+    files = system_files(site_dir)
+    names = [f.stem for f in files]
+    if selected is not None and selected not in names:
+        raise SiteConfigError(
+            f'{site_dir / "systems"}: no system {selected!r} (file {selected}.yaml); '
+            f'known systems: {", ".join(names)}'
+        )
+
+    systems = []
+    for f in files:
+        raw = load_yaml(f)
+        sysdef = expand(raw, file=f, env=env, strict=(f.stem == selected))
+        _check_system(sysdef, f, env_names)
+        for i, part in enumerate(sysdef['partitions']):
+            _fill_detected(part, f, i)
+
+        systems.append(sysdef)
+
+    # A system listed later is only autodetected if the earlier ones do not match, so
+    # `local` (whose hostnames match anything by default) goes last.
+    systems.sort(key=lambda s: (s['name'] == 'local', s['name']))
+    config = {k: v for k, v in common.items() if k != 'perflog'}
+    config['systems'] = systems
+    plog = common.get('perflog', {})
+    config['logging'] = [{
+        'level': 'debug',
+        'handlers': common.get('log_handlers', []),
+        'handlers_perflog': [{
+            'type': 'filelog',
+            'prefix': '%(check_system)s/%(check_partition)s',
+            'basedir': plog.get('basedir', str(state_dir(env) / 'perflogs')),
+            'level': 'info',
+            'append': True,
+            'datefmt': '%Y-%m-%dT%H:%M:%S%:z',
+            'format': perflog.reframe_format(),
+            'format_perfvars': perflog.reframe_format_perfvars(),
+        }] + plog.get('extra_handlers', []),
+    }]
+    config.pop('log_handlers', None)
+    return config
