@@ -43,6 +43,9 @@ PERFVAR_FIELDS = (
 
 DELIM = '|'
 
+#: What ReFrame writes in the perf_result column
+PERF_RESULTS = ('pass', 'fail', 'xfail', 'xpass')
+
 
 def reframe_format():
     '''The ``format`` string of the ReFrame ``filelog`` handler.'''
@@ -54,7 +57,8 @@ def reframe_format():
 
 
 def reframe_format_perfvars():
-    '''The ``format_perfvars`` string (its last character is the separator).'''
+    '''The ``format_perfvars`` string. Its last character is the separator ReFrame puts
+    between the groups of several performance variables (not after the last one).'''
     return DELIM.join(f'%({attr})s' for _, attr in PERFVAR_FIELDS) + DELIM
 
 
@@ -105,11 +109,7 @@ def parse_line(line):
         found = cols[1] if len(cols) > 1 else cols[0][:40]
         raise PerflogError(f'not an {FORMAT_TAG} line (second column is {found!r})')
 
-    # The perfvars part ends with the separator, so the last column is empty
-    if cols[-1] != '':
-        raise PerflogError('line does not end with the separator: truncated?')
-
-    perfcols = cols[nfixed:-1]
+    perfcols = cols[nfixed:]
     ngroup = len(PERFVAR_FIELDS)
     if not perfcols or len(perfcols) % ngroup:
         raise PerflogError(
@@ -145,6 +145,12 @@ def parse_line(line):
         rec['perf_lower_thres'] = _number(group['perf_lower_thres'], 'perf_lower_thres')
         rec['perf_upper_thres'] = _number(group['perf_upper_thres'], 'perf_upper_thres')
         rec['perf_result'] = group['perf_result']
+        if rec['perf_result'] not in PERF_RESULTS:
+            raise PerflogError(
+                f"field 'perf_result' of {rec['perf_var']!r}: expected one of "
+                f"{', '.join(PERF_RESULTS)}, got {rec['perf_result']!r}: truncated line?"
+            )
+
         records.append(rec)
 
     return records

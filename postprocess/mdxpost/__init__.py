@@ -1,0 +1,1 @@
+'''mdxpost: mdxbench's postprocessing (perflogs to Elasticsearch, summaries, reports).'''

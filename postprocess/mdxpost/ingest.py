@@ -1,0 +1,385 @@
+'''Perflogs into Elasticsearch: lossless, idempotent, resumable.
+
+* One document per perflog record (one performance variable of one perflog line), with a
+  deterministic id (:func:`doc_id`) and the ``create`` operation: ingesting the same files
+  twice stores nothing twice (the second time the records count as *already present*).
+* Indices ``<prefix>-<system>-<yyyy.mm>`` (prefix ``mdxbench-perf`` unless
+  ``MDXBENCH_ES_INDEX_PREFIX`` says otherwise), created from the index template
+  ``<prefix>`` whose mapping names every field (``dynamic: strict``).
+* Connection errors, 429 and 5xx are retried with backoff within a bounded time; past it
+  the records not acknowledged stay *pending* in the perflogs themselves (the spool), and
+  the next run sends them. Items rejected inside a bulk response are retried alone and, if
+  still rejected, written to the dead-letter file with the reason.
+* A state file remembers, per perflog file, the byte offset up to which Elasticsearch
+  acknowledged every record, so a run after a crash sends only the rest.
+* Only core Elasticsearch APIs are used (_bulk, index templates, _count, _refresh): the
+  local instance of ci/ has no ingest pipelines, painless or data streams.
+'''
+import dataclasses
+import hashlib
+import json
+import os
+import pathlib
+import sys
+import time
+
+from mdxbench import perflog
+
+EXIT_OK = 0
+EXIT_NOT_STORED = 1
+EXIT_PENDING = 75   # EX_TEMPFAIL: Elasticsearch did not take everything; run again
+
+_KEYWORDS = ('system', 'partition', 'environ', 'check', 'display_name', 'hashcode', 'jobid',
+             'nodelist', 'result', 'perf_var', 'perf_unit', 'perf_result', 'record_id',
+             'source_file')
+_DOUBLES = ('perf_value', 'perf_ref', 'perf_lower_thres', 'perf_upper_thres')
+
+
+def template_body(prefix):
+    props = {k: {'type': 'keyword'} for k in _KEYWORDS}
+    props.update({k: {'type': 'double'} for k in _DOUBLES})
+    props.update({
+        '@timestamp': {'type': 'date'},
+        'ingested_at': {'type': 'date'},
+        'source_line': {'type': 'long'},
+        'meta': {'type': 'flattened', 'ignore_above': 8191},
+    })
+    return {
+        'index_patterns': [f'{prefix}-*'],
+        'priority': 200,
+        'template': {
+            'settings': {'number_of_shards': 1, 'number_of_replicas': 0},
+            'mappings': {'dynamic': 'strict', 'properties': props},
+        },
+        '_meta': {'owner': 'mdxbench', 'format': perflog.FORMAT_TAG},
+    }
+
+
+def doc_id(rec):
+    '''What identifies one measurement: system, partition, environ, check (with its
+    parameters), performance variable, job id and completion time.'''
+    key = '\x1f'.join(str(rec[k]) for k in ('system', 'partition', 'environ', 'check',
+                                            'display_name', 'perf_var', 'jobid',
+                                            'completion_time'))
+    return hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def index_name(prefix, rec):
+    month = rec['completion_time'][:7].replace('-', '.')
+    system = ''.join(c if c.isalnum() or c in '-_' else '_' for c in rec['system'].lower())
+    return f'{prefix}-{system}-{month}'
+
+
+def to_document(rec, path, lineno):
+    doc = {k: rec[k] for k in _KEYWORDS if k in rec}
+    doc.update({k: rec[k] for k in _DOUBLES})
+    doc['@timestamp'] = rec['completion_time']
+    doc['meta'] = {k: (v if isinstance(v, str) else json.dumps(v, sort_keys=True))
+                   for k, v in rec['meta'].items()}
+    doc['source_file'] = str(path)
+    doc['source_line'] = lineno
+    doc['record_id'] = doc_id(rec)
+    return doc
+
+
+def perflog_files(paths):
+    '''Perflog files under the given files or directories (``*.log`` and ReFrame's
+    rotated ``*.log.hN``), in a stable order.'''
+    out = []
+    for p in map(pathlib.Path, paths):
+        if p.is_dir():
+            out += [f for f in p.rglob('*') if f.is_file() and
+                    (f.suffix == '.log' or '.log.h' in f.name)]
+        elif p.exists():
+            out.append(p)
+        else:
+            raise FileNotFoundError(f'{p}: no such file or directory')
+
+    return sorted(set(f.resolve() for f in out))
+
+
+@dataclasses.dataclass
+class Counts:
+    records: int = 0        # records read from the perflogs (this run)
+    sent: int = 0           # records sent to Elasticsearch
+    created: int = 0        # newly stored
+    present: int = 0        # already stored before (same id)
+    rejected: int = 0       # refused by Elasticsearch even alone: in the dead-letter file
+    malformed: int = 0      # perflog lines that could not be read: reported, dead-lettered
+    pending: int = 0        # not acknowledged (Elasticsearch unreachable): next run
+
+    def exit_code(self):
+        if self.pending:
+            return EXIT_PENDING
+
+        return EXIT_NOT_STORED if (self.rejected or self.malformed) else EXIT_OK
+
+    def line(self):
+        return ', '.join(f'{k} {v}' for k, v in dataclasses.asdict(self).items())
+
+
+class _Unavailable(Exception):
+    '''Elasticsearch could not take a request within the retry budget.'''
+
+
+class StateFile:
+    '''Per perflog file: identity and the acknowledged byte offset and line number.'''
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        try:
+            self.data = json.loads(self.path.read_text())
+        except FileNotFoundError:
+            self.data = {}
+        except (OSError, json.JSONDecodeError) as err:
+            raise RuntimeError(f'{self.path}: unreadable ingest state ({err}); move it '
+                               f'away to re-send everything (ids prevent duplicates)')
+
+    @staticmethod
+    def _identity(path):
+        st = os.stat(path)
+        with open(path, 'rb') as fp:
+            head = hashlib.sha256(fp.read(4096)).hexdigest()[:16]
+
+        return st, {'dev': st.st_dev, 'ino': st.st_ino, 'head': head}
+
+    def start(self, path):
+        '''(offset, line number) to resume from.'''
+        st, ident = self._identity(path)
+        ent = self.data.get(str(path))
+        if (not ent or any(ent.get(k) != v for k, v in ident.items() if k != 'head')
+                or ent.get('offset', 0) > st.st_size
+                or (ent.get('offset', 0) >= 4096 and ent.get('head') != ident['head'])):
+            return 0, 0
+
+        return ent['offset'], ent['line']
+
+    def advance(self, path, offset, line):
+        _, ident = self._identity(path)
+        self.data[str(path)] = dict(ident, offset=offset, line=line)
+
+    def save(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix('.tmp')
+        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
+        os.replace(tmp, self.path)
+
+
+class Ingestor:
+    def __init__(self, client, prefix, state_path, dead_letter_path, *, batch_size=1000,
+                 retry_seconds=60.0, out=sys.stderr):
+        self.client = client
+        self.prefix = prefix
+        self.state = StateFile(state_path)
+        self.dead_letter_path = pathlib.Path(dead_letter_path)
+        self.batch_size = batch_size
+        self.retry_seconds = retry_seconds
+        self.out = out
+        self.counts = Counts()
+        self._batch = []       # (action, doc, path, lineno)
+        self._marks = []       # (path, offset after line, lineno) for the lines in _batch
+        self._offline = None   # why Elasticsearch stopped taking records, once it did
+
+    # --- output ---------------------------------------------------------------------
+    def _say(self, msg):
+        print(msg, file=self.out)
+
+    def _dead_letter(self, **entry):
+        self.dead_letter_path.parent.mkdir(parents=True, exist_ok=True)
+        entry['time'] = time.strftime('%Y-%m-%dT%H:%M:%S%z')
+        with open(self.dead_letter_path, 'a') as fp:
+            fp.write(json.dumps(entry, sort_keys=True) + '\n')
+
+    # --- Elasticsearch --------------------------------------------------------------
+    def ensure_template(self):
+        self._call(lambda: self.client.indices.put_index_template(
+            name=self.prefix, **template_body(self.prefix)))
+
+    def _call(self, fn):
+        '''Call fn, retrying connection errors, 429 and 5xx with exponential backoff
+        until the retry budget is spent.'''
+        from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
+
+        deadline = time.monotonic() + self.retry_seconds
+        delay = 0.5
+        while True:
+            try:
+                return fn()
+            except (ConnectionError, ConnectionTimeout) as err:
+                reason = f'cannot reach Elasticsearch: {type(err).__name__}'
+            except ApiError as err:
+                if err.meta.status != 429 and err.meta.status < 500:
+                    raise
+
+                reason = f'Elasticsearch answered {err.meta.status}'
+
+            if time.monotonic() + delay > deadline:
+                raise _Unavailable(reason)
+
+            time.sleep(delay)
+            delay = min(delay * 2, 10)
+
+    def _bulk(self, items):
+        ops = []
+        for action, doc, *_ in items:
+            ops += [action, doc]
+
+        resp = self._call(lambda: self.client.bulk(operations=ops))
+        return [next(iter(it.values())) for it in resp['items']]
+
+    def _flush(self):
+        if not self._batch:
+            if self._marks and not self._offline:
+                for path, offset, lineno in self._marks:
+                    self.state.advance(path, offset, lineno)
+
+                self.state.save()
+
+            self._marks = []
+            return
+
+        if self._offline:
+            self.counts.pending += len(self._batch)
+            self._batch, self._marks = [], []
+            return
+
+        self.counts.sent += len(self._batch)
+        try:
+            results = self._bulk(self._batch)
+        except _Unavailable as err:
+            # Nothing of this batch was acknowledged: it stays pending, the state file
+            # still points before it, and the rest of the perflogs is only counted.
+            self._offline = str(err)
+            self.counts.pending += len(self._batch)
+            self._batch, self._marks = [], []
+            return
+
+        retry = []
+        for item, res in zip(self._batch, results):
+            status = res.get('status', 0)
+            if status in (200, 201):
+                self.counts.created += 1
+            elif status == 409:
+                self.counts.present += 1
+            else:
+                retry.append((item, res))
+
+        # Retry the refused items alone, with backoff for 429/5xx
+        for n, (item, res) in enumerate(retry):
+            try:
+                self._retry_alone(item, res)
+            except _Unavailable as err:
+                self._offline = str(err)
+                self.counts.pending += len(retry) - n
+                # the lines of this batch are not all acknowledged: keep the old offsets
+                self._batch, self._marks = [], []
+                return
+
+        for path, offset, lineno in self._marks:
+            self.state.advance(path, offset, lineno)
+
+        self.state.save()
+        self._batch, self._marks = [], []
+
+    def _retry_alone(self, item, first):
+        deadline = time.monotonic() + self.retry_seconds
+        delay = 0.5
+        res = first
+        while True:
+            status = res.get('status', 0)
+            transient = status == 429 or status >= 500
+            if not transient and res is not first:
+                break
+
+            if transient and time.monotonic() + delay > deadline:
+                raise _Unavailable(f'Elasticsearch kept answering {status} for a record')
+
+            if transient:
+                time.sleep(delay)
+                delay = min(delay * 2, 10)
+
+            res = self._bulk([item])[0]
+            if res.get('status') in (200, 201):
+                self.counts.created += 1
+                return
+
+            if res.get('status') == 409:
+                self.counts.present += 1
+                return
+
+        _, doc, path, lineno = item
+        reason = json.dumps(res.get('error', {'status': res.get('status')}))
+        self.counts.rejected += 1
+        self._say(f'{path}:{lineno}: rejected by Elasticsearch: {reason}')
+        self._dead_letter(kind='rejected', file=str(path), line=lineno, reason=reason, doc=doc)
+
+    # --- perflogs -------------------------------------------------------------------
+    def _read_file(self, path):
+        offset, lineno = self.state.start(path)
+        with open(path, 'rb') as fp:
+            fp.seek(offset)
+            for raw in fp:
+                if not raw.endswith(b'\n'):
+                    lineno += 1
+                    self.counts.malformed += 1
+                    self._say(f'{path}:{lineno}: incomplete last line (no newline): '
+                              f'left in place for the next run')
+                    return
+
+                lineno += 1
+                offset += len(raw)
+                text = raw.decode('utf-8', errors='replace')
+                if perflog.is_header(text):
+                    self._marks.append((path, offset, lineno))
+                    continue
+
+                try:
+                    records = perflog.parse_line(text)
+                except perflog.PerflogError as err:
+                    self.counts.malformed += 1
+                    self._say(f'{path}:{lineno}: {err}')
+                    self._dead_letter(kind='malformed', file=str(path), line=lineno,
+                                      reason=str(err), raw=text.rstrip('\n'))
+                    self._marks.append((path, offset, lineno))
+                    continue
+
+                if len(self._batch) + len(records) > self.batch_size:
+                    self._flush()
+
+                for rec in records:
+                    self.counts.records += 1
+                    doc = to_document(rec, path, lineno)
+                    action = {'create': {'_index': index_name(self.prefix, rec),
+                                         '_id': doc['record_id']}}
+                    self._batch.append((action, doc, path, lineno))
+
+                self._marks.append((path, offset, lineno))
+
+    def run(self, paths):
+        files = perflog_files(paths)
+        try:
+            self.ensure_template()
+        except _Unavailable as err:
+            self._offline = str(err)
+
+        for f in files:
+            self._read_file(f)
+
+        self._flush()
+        if not self._offline:
+            try:
+                self._call(lambda: self.client.indices.refresh(
+                    index=f'{self.prefix}-*', allow_no_indices=True))
+            except _Unavailable as err:
+                self._offline = str(err)
+
+        if self.counts.pending:
+            self._say(f'mdxbench ingest: {self._offline}; {self.counts.pending} record(s) '
+                      f'pending, kept in the perflogs: run ingest again to send them')
+
+        return self.counts
+
+
+def count_documents(client, prefix):
+    resp = client.count(index=f'{prefix}-*', allow_no_indices=True)
+    return resp['count']
