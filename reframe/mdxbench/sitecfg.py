@@ -23,8 +23,15 @@ import yaml
 from mdxbench import REPO_ROOT, perflog
 
 
-class SiteConfigError(Exception):
-    '''A site configuration problem; the message names the file and the key.'''
+try:
+    from reframe.core.exceptions import ConfigError as _Base
+except ImportError:     # used without ReFrame (e.g. by the unit tests of this module)
+    _Base = Exception
+
+
+class SiteConfigError(_Base):
+    '''A site configuration problem; the message names the file and the key.
+    (A ReFrame ConfigError, so that ``reframe`` prints it as one, without a traceback.)'''
 
 
 def _keypath(path):

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The main job on the `local` system, from a fresh Debian 12 machine (as root):
+# install what is missing, start Slurm and Elasticsearch, run the suite through Slurm,
+# ingest the perflogs, and print the summary (fails unless Elasticsearch holds exactly
+# as many documents as the perflogs hold records).
+# Extra arguments go to reframe, e.g.  ci/main.sh -n HpccStream
+source "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+
+bash "$here/install.sh"
+bash "$here/services.sh" start
+source "$here/activate.sh"
+cd "$MDXBENCH_ROOT"
+
+since=$(date +%Y-%m-%dT%H:%M:%S%:z)
+rc=0
+reframe -c checks/ -r --system local "$@" || rc=$?
+ingest_rc=0
+mdxbench ingest || ingest_rc=$?
+echo
+echo "== mdxbench: results of this run on 'local' (since $since) =="
+summary_rc=0
+mdxbench summary --since "$since" --expect-equal --require-records || summary_rc=$?
+if ((rc != 0)); then
+    log "reframe reported failures (exit $rc): see the summary of failures above"
+fi
+((ingest_rc == 0)) || log "mdxbench ingest did not store everything (exit $ingest_rc)"
+exit $((rc || ingest_rc || summary_rc))

@@ -1,0 +1,71 @@
+import json
+
+import pytest
+
+from mdxbench import perflog
+
+
+def _line(fixture_text):
+    lines = fixture_text('perflogs/local-debug-HpccStream.log').splitlines(keepends=True)
+    assert perflog.is_header(lines[0])
+    return lines[1]
+
+
+def test_real_perflog_line_gives_one_record_per_perf_variable(fixture_text):
+    recs = perflog.parse_line(_line(fixture_text))
+    assert [r['perf_var'] for r in recs] == ['copy', 'scale', 'add', 'triad',
+                                             'copy_1t', 'triad_1t']
+    r = recs[3]
+    assert r['system'] == 'local' and r['partition'] == 'debug'
+    assert r['environ'] == 'native' and r['check'] == 'HpccStream'
+    assert r['perf_value'] == pytest.approx(61.4292)
+    assert r['perf_unit'] == 'GB/s'
+    assert r['perf_lower_thres'] is None and r['perf_result'] == 'pass'
+    assert r['jobid'] == '4' and r['nodelist'] == ['vm']
+    assert r['meta']['bench'] == 'hpcc' and r['meta']['bench_version'] == '1.5.0'
+    assert r['meta']['command'].startswith('srun ')
+    assert len(r['meta']['suite_commit']) >= 40
+
+
+def test_reframe_format_matches_the_fields():
+    fmt = perflog.reframe_format()
+    assert fmt.count('|') == len(perflog.FIXED_FIELDS)
+    assert fmt.split('|')[1] == perflog.FORMAT_TAG
+    assert perflog.reframe_format_perfvars().endswith('|')
+
+
+@pytest.mark.parametrize('cut', [-1, -3, -5, -30])
+def test_truncated_line_is_an_error(fixture_text, cut):
+    line = _line(fixture_text).rstrip('\n')
+    with pytest.raises(perflog.PerflogError):
+        perflog.parse_line(line[:cut])
+
+
+def test_stray_separator_is_an_error(fixture_text):
+    line = _line(fixture_text).replace('|native|', '|nat|ive|')
+    with pytest.raises(perflog.PerflogError, match='columns'):
+        perflog.parse_line(line)
+
+
+def test_other_format_is_rejected(fixture_text):
+    line = _line(fixture_text).replace(perflog.FORMAT_TAG, 'something-else')
+    with pytest.raises(perflog.PerflogError, match='not an mdxbench-perflog-v1 line'):
+        perflog.parse_line(line)
+
+
+def test_non_numeric_value_names_the_field(fixture_text):
+    line = _line(fixture_text).replace('|61.4292|', '|fast|')
+    with pytest.raises(perflog.PerflogError, match="'perf_value'"):
+        perflog.parse_line(line)
+
+
+def test_empty_line():
+    with pytest.raises(perflog.PerflogError, match='empty'):
+        perflog.parse_line('\n')
+
+
+def test_meta_escapes_the_separator_and_round_trips():
+    meta = {'command': 'ior -a POSIX | tee out', 'curve': {'8': 1.5}}
+    text = perflog.encode_meta(meta)
+    assert '|' not in text and '\n' not in text
+    assert json.loads(text) == meta

@@ -1,0 +1,129 @@
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from mdxbench import sitecfg
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SITE = ROOT / 'site-configs'
+
+
+def test_expand_defaults_nested_and_env():
+    env = {'MDXBENCH_STATE_DIR': '/st'}
+    v = sitecfg.expand({'a': ['${MDXBENCH_X:-${MDXBENCH_STATE_DIR}/p}']}, file='f.yaml', env=env)
+    assert v == {'a': ['/st/p']}
+    env['MDXBENCH_X'] = '/x'
+    assert sitecfg.expand('${MDXBENCH_X:-${MDXBENCH_STATE_DIR}/p}', file='f', env=env) == '/x'
+
+
+def test_missing_required_variable_names_file_key_and_meaning():
+    with pytest.raises(sitecfg.SiteConfigError) as err:
+        sitecfg.expand({'partitions': [{'access': ['--account=${MDXBENCH_ACC:?Slurm account}']}]},
+                       file='systems/x.yaml', env={})
+
+    msg = str(err.value)
+    assert 'systems/x.yaml' in msg and 'partitions[0].access[0]' in msg
+    assert 'MDXBENCH_ACC' in msg and 'Slurm account' in msg
+
+
+def test_required_variable_of_another_system_is_marked_not_fatal():
+    v = sitecfg.expand('${MDXBENCH_ACC:?x}', file='f', env={}, strict=False)
+    assert v == '<unset:MDXBENCH_ACC>'
+
+
+@pytest.mark.parametrize('bad', ['${MDXBENCH_X', '${9X}', '${HOSTNAME}'])
+def test_malformed_placeholders(bad):
+    with pytest.raises(sitecfg.SiteConfigError, match='f.yaml: k'):
+        sitecfg.expand({'k': bad}, file='f.yaml', env={})
+
+
+def test_unknown_system_lists_the_known_ones():
+    with pytest.raises(sitecfg.SiteConfigError, match="no system 'nosuch'.*local"):
+        sitecfg.build_config(SITE, selected='nosuch', env={})
+
+
+def test_every_system_loads(monkeypatch):
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct'}
+    for f in sitecfg.system_files(SITE):
+        cfg = sitecfg.build_config(SITE, selected=f.stem, env=env)
+        names = [s['name'] for s in cfg['systems']]
+        assert f.stem in names
+        assert names[-1] == 'local'     # local matches any host: it must come last
+
+
+def test_local_facts_detected():
+    cfg = sitecfg.build_config(SITE, selected='local', env={})
+    local = [s for s in cfg['systems'] if s['name'] == 'local'][0]
+    facts = local['partitions'][0]['extras']['facts']
+    assert facts['cores'] >= 1 and facts['flops_per_cycle'] in (4, 8, 16, 32)
+    assert local['partitions'][0]['processor']['num_cpus'] == os.cpu_count()
+
+
+def _broken_site(tmp_path, system_yaml):
+    (tmp_path / 'systems').mkdir()
+    (tmp_path / 'common.yaml').write_text((SITE / 'common.yaml').read_text())
+    (tmp_path / 'systems' / 'x.yaml').write_text(system_yaml)
+    return tmp_path
+
+
+def test_malformed_yaml_names_file_and_line(tmp_path):
+    site = _broken_site(tmp_path, 'name: x\npartitions: [\n  - {name: a\n')
+    with pytest.raises(sitecfg.SiteConfigError, match=r'x.yaml:\d+:\d+: invalid YAML'):
+        sitecfg.build_config(site, env={})
+
+
+def test_missing_key_and_unknown_environ(tmp_path):
+    site = _broken_site(tmp_path, 'name: x\npartitions:\n  - {name: a, scheduler: local}\n')
+    with pytest.raises(sitecfg.SiteConfigError, match=r"x.yaml: partitions\[0\]: missing required key 'launcher'"):
+        sitecfg.build_config(site, env={})
+
+    (site / 'systems' / 'x.yaml').write_text(
+        'name: x\npartitions:\n  - {name: a, scheduler: local, launcher: local, environs: [gnuu]}\n')
+    with pytest.raises(sitecfg.SiteConfigError, match=r"environs\[0\]: unknown environment 'gnuu'"):
+        sitecfg.build_config(site, env={})
+
+
+def test_name_must_match_file(tmp_path):
+    site = _broken_site(tmp_path, 'name: y\npartitions: []\n')
+    with pytest.raises(sitecfg.SiteConfigError, match="x.yaml: name: 'y' differs"):
+        sitecfg.build_config(site, env={})
+
+
+def _reframe(*args, env_extra=None):
+    env = dict(os.environ, RFM_CONFIG_FILES=str(SITE / 'settings.py'))
+    env.update(env_extra or {})
+    exe = pathlib.Path(sys.executable).parent / 'reframe'
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=120)
+
+
+@pytest.mark.parametrize('system', ['local', 'mdx2', 'laurel', 'aws-pcluster'])
+def test_reframe_accepts_each_system(system):
+    '''ReFrame itself validates the generated configuration against its schema.'''
+    res = _reframe('--system', system, '--show-config=systems/0/name',
+                   env_extra={'MDXBENCH_LAUREL_ACCOUNT': 'acct',
+                              'MDXBENCH_LAUREL_MODULES_SYSTEM': 'nomod'})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f'"{system}"' in res.stdout
+
+
+def test_reframe_reports_unknown_system_without_traceback():
+    res = _reframe('--system', 'nosuch', '-c', 'checks', '-l')
+    assert res.returncode != 0
+    out = res.stdout + res.stderr
+    assert "no system 'nosuch'" in out and 'site-configs/systems' in out
+    assert 'Traceback' not in out
+
+
+def test_reframe_reports_missing_variable_of_selected_system():
+    env = {k: v for k, v in os.environ.items() if k != 'MDXBENCH_LAUREL_ACCOUNT'}
+    env['RFM_CONFIG_FILES'] = str(SITE / 'settings.py')
+    exe = pathlib.Path(sys.executable).parent / 'reframe'
+    res = subprocess.run([str(exe), '--system', 'laurel', '-c', 'checks', '-l'],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert res.returncode != 0
+    assert 'laurel.yaml: partitions[0].access[1]: environment variable MDXBENCH_LAUREL_ACCOUNT' \
+        in res.stdout + res.stderr
