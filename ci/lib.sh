@@ -53,10 +53,11 @@ stop_pid() {
     rm -f "$f"
 }
 
-# wait_for DESCRIPTION TIMEOUT LOGFILE CMD...: poll CMD every second until it
-# succeeds; on timeout print the service's log tail and fail.
+# wait_for DESCRIPTION TIMEOUT LOGFILES CMD...: poll CMD every second until it
+# succeeds; on timeout print the tail of the service's logs (LOGFILES is a
+# colon-separated list) and fail.
 wait_for() {
-    local what=$1 timeout=$2 logfile=$3 i
+    local what=$1 timeout=$2 logfiles=$3 i f
     shift 3
     for ((i = 0; i < timeout; i++)); do
         if "$@" >/dev/null 2>&1; then
@@ -64,7 +65,10 @@ wait_for() {
         fi
         sleep 1
     done
-    log_tail "$logfile" 60
+    IFS=: read -ra files <<<"$logfiles"
+    for f in "${files[@]}"; do
+        log_tail "$f" 40
+    done
     die "timed out after ${timeout}s waiting for $what"
 }
 

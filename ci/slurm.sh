@@ -102,7 +102,7 @@ start() {
             setsid slurmctld -D -f "$CONF" >>"$LOGS/slurmctld.out" 2>&1 </dev/null &
             echo $! >"$CTLD_PID"
         fi
-        wait_for "slurmctld to answer (scontrol ping)" "$TIMEOUT" "$LOGS/slurmctld.log" \
+        wait_for "slurmctld to answer (scontrol ping)" "$TIMEOUT" "$LOGS/slurmctld.log:$LOGS/slurmctld.out" \
             bash -c "scontrol ping | grep -q 'is UP'"
         if ! pid_alive "$SLURMD_PID"; then
             log "slurm: starting slurmd"
@@ -110,9 +110,8 @@ start() {
             echo $! >"$SLURMD_PID"
         fi
     fi
-    if ! wait_for "node of partition '$PARTITION' to be idle" "$TIMEOUT" "$LOGS/slurmd.$(hostname -s).log" node_idle; then
-        exit 1
-    fi
+    wait_for "node of partition '$PARTITION' to be idle" "$TIMEOUT" \
+        "$LOGS/slurmd.$(hostname -s).log:$LOGS/slurmd.out:$LOGS/slurmctld.log" node_idle
     log "slurm: partition '$PARTITION' is up: $(sinfo -h -p "$PARTITION" -o '%D node(s), %c CPUs, %T')"
 }
 

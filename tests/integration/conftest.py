@@ -1,0 +1,72 @@
+'''Integration tests: they use the real Slurm and Elasticsearch that ci/ starts.'''
+import os
+import pathlib
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES_PERFLOG = ROOT / 'tests' / 'fixtures' / 'perflogs' / 'local-debug-HpccStream.log'
+VENV_BIN = pathlib.Path(sys.executable).parent
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if 'tests/integration' in str(item.fspath):
+            item.add_marker(pytest.mark.integration)
+
+
+def run(cmd, *, env=None, timeout=600, cwd=ROOT):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope='session')
+def services():
+    '''Start (or find running) Slurm and Elasticsearch through ci/services.sh.'''
+    if os.geteuid() != 0:
+        pytest.fail('integration tests start Slurm and Elasticsearch: run them as root '
+                    '(ci/test.sh does)')
+
+    res = run(['bash', 'ci/services.sh', 'start'], timeout=600)
+    if res.returncode != 0:
+        pytest.fail(f'ci/services.sh start failed (exit {res.returncode}):\n'
+                    f'{res.stdout}\n{res.stderr}')
+
+    slurm_conf = ROOT / '.mdxbench' / 'slurm' / 'etc' / 'slurm.conf'
+    state = os.environ.get('MDXBENCH_STATE_DIR')
+    if state:
+        slurm_conf = pathlib.Path(state) / 'slurm' / 'etc' / 'slurm.conf'
+
+    os.environ.setdefault('SLURM_CONF', str(slurm_conf))
+    url = run(['bash', 'ci/elasticsearch.sh', 'url']).stdout.strip()
+    return {'es_url': url}
+
+
+@pytest.fixture
+def es(services):
+    '''A client of the local Elasticsearch and a fresh index prefix, removed afterwards.'''
+    from elasticsearch import Elasticsearch
+
+    prefix = f'mdxbench-test-{uuid.uuid4().hex[:8]}'
+    client = Elasticsearch(services['es_url'], request_timeout=30)
+    yield {'client': client, 'prefix': prefix, 'url': services['es_url'],
+           'env': {'MDXBENCH_ES_URL': services['es_url'], 'MDXBENCH_ES_INDEX_PREFIX': prefix}}
+    # ci/'s Elasticsearch sets action.destructive_requires_name: delete by exact names
+    names = list(client.indices.get(index=f'{prefix}-*', allow_no_indices=True))
+    if names:
+        client.indices.delete(index=','.join(names))
+    client.options(ignore_status=404).indices.delete_index_template(name=prefix)
+
+
+def count(es):
+    es['client'].indices.refresh(index=f"{es['prefix']}-*", allow_no_indices=True)
+    return es['client'].count(index=f"{es['prefix']}-*", allow_no_indices=True)['count']
+
+
+def mdxbench(*args, env=None, timeout=300):
+    return run([str(VENV_BIN / 'mdxbench'), *args], env=env, timeout=timeout)

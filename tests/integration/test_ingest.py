@@ -1,0 +1,114 @@
+'''mdxbench ingest against the real Elasticsearch: nothing lost, nothing duplicated.'''
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from conftest import FIXTURES_PERFLOG, count, mdxbench
+
+
+def _perflog(tmp_path, nlines, extra_lines=()):
+    '''A perflog of nlines records made from the captured real line, each with its own
+    job id and completion time (as many runs of the check would give).'''
+    header, line = FIXTURES_PERFLOG.read_text().splitlines()[:2]
+    d = tmp_path / 'perflogs' / 'local' / 'debug'
+    d.mkdir(parents=True)
+    out = [header]
+    for i in range(nlines):
+        cols = line.split('|')
+        cols[0] = f'2026-11-{1 + i // 1440:02d}T{(i // 60) % 24:02d}:{i % 60:02d}:00+00:00'
+        cols[8] = str(1000 + i)
+        out.append('|'.join(cols))
+
+    out += list(extra_lines)
+    (d / 'HpccStream.log').write_text('\n'.join(out) + '\n')
+    return tmp_path / 'perflogs'
+
+
+def test_unreachable_elasticsearch_spools_and_replays(es, tmp_path):
+    plogs = _perflog(tmp_path, 50)
+    state = tmp_path / 'state.json'
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]   # closed again when the block ends: nothing listens
+
+    env = dict(es['env'], MDXBENCH_ES_URL=f'http://127.0.0.1:{port}')
+    res = mdxbench('ingest', str(plogs), '--state', str(state), '--retry-seconds', '2', env=env)
+    assert res.returncode == 75, res.stdout + res.stderr
+    assert 'pending 300' in res.stdout
+    assert 'run ingest again' in res.stderr
+
+    res = mdxbench('ingest', str(plogs), '--state', str(state), env=es['env'])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'records 300, sent 300, created 300' in res.stdout
+    assert count(es) == 300
+
+
+def test_elasticsearch_that_never_answers_times_out(es, tmp_path):
+    plogs = _perflog(tmp_path, 3)
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', 0))
+    srv.listen(16)
+    accepted = []
+    stop = threading.Event()
+
+    def _accept():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(srv.accept()[0])   # accept, never answer
+            except OSError:
+                pass
+
+    t = threading.Thread(target=_accept, daemon=True)
+    t.start()
+    try:
+        env = dict(es['env'], MDXBENCH_ES_URL=f'http://127.0.0.1:{srv.getsockname()[1]}',
+                   MDXBENCH_ES_TIMEOUT='1')
+        t0 = time.monotonic()
+        res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's.json'),
+                       '--retry-seconds', '3', env=env, timeout=60)
+        elapsed = time.monotonic() - t0
+    finally:
+        stop.set()
+        t.join()
+        for c in accepted:
+            c.close()
+
+        srv.close()
+
+    assert res.returncode == 75, res.stdout + res.stderr
+    assert 'pending 18' in res.stdout
+    assert accepted, 'ingest never connected'
+    assert elapsed < 30
+
+
+def test_malformed_line_is_reported_and_the_rest_ingested(es, tmp_path):
+    header, line = FIXTURES_PERFLOG.read_text().splitlines()[:2]
+    plogs = _perflog(tmp_path, 2, extra_lines=[line[:-7], line.replace('|debug|', '|deb|ug|')])
+    res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's.json'),
+                   '--dead-letter', str(tmp_path / 'dead.jsonl'), env=es['env'])
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert 'HpccStream.log:4: ' in res.stderr and 'HpccStream.log:5: ' in res.stderr
+    assert 'records 12, sent 12, created 12' in res.stdout and 'malformed 2' in res.stdout
+    assert count(es) == 12
+    dead = [json.loads(x) for x in (tmp_path / 'dead.jsonl').read_text().splitlines()]
+    assert [d['line'] for d in dead] == [4, 5]
+    assert all(d['kind'] == 'malformed' and d['raw'] for d in dead)
+
+
+def test_rejected_records_go_to_the_dead_letter_file(es, tmp_path):
+    plogs = _perflog(tmp_path, 2)
+    # An index whose mapping conflicts with ours: perf_value is not a number there
+    es['client'].indices.create(index=f"{es['prefix']}-local-2026.11",
+                                mappings={'properties': {'perf_value': {'type': 'boolean'}}})
+    res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's.json'),
+                   '--dead-letter', str(tmp_path / 'dead.jsonl'), env=es['env'])
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert 'rejected 12' in res.stdout
+    assert 'rejected by Elasticsearch' in res.stderr and 'document_parsing_exception' in res.stderr
+    dead = [json.loads(x) for x in (tmp_path / 'dead.jsonl').read_text().splitlines()]
+    assert len(dead) == 12 and all(d['kind'] == 'rejected' for d in dead)
+    assert dead[0]['doc']['perf_var'] == 'copy'
