@@ -7,16 +7,21 @@
 source "$(dirname "$0")/lib.sh"
 
 ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
-ES_HOME="$MDXBENCH_STATE_DIR/es/elasticsearch-$ES_VERSION"
-ES_BASE="$MDXBENCH_STATE_DIR/es"
 ES_PORT=${MDXBENCH_ES_PORT:-9200}
 ES_HEAP=${MDXBENCH_ES_HEAP:-512m}
-ES_USER=${MDXBENCH_ES_USER:-mdxbench-es}
 TIMEOUT=${MDXBENCH_ES_TIMEOUT:-180}
 URL="http://127.0.0.1:$ES_PORT"
-LAUNCHER_PID="$ES_BASE/launcher.pid"
+# Where Elasticsearch lives (see es_base in lib.sh); read-only commands do not create it.
+if [[ -L $MDXBENCH_STATE_DIR/es ]]; then
+    ES_BASE=$(readlink -f "$MDXBENCH_STATE_DIR/es")
+else
+    ES_BASE="$MDXBENCH_STATE_DIR/es"
+fi
+ES_HOME="$ES_BASE/elasticsearch-$ES_VERSION"
+LAUNCHER_PID="$ES_BASE/run/launcher.pid"
 SERVER_PID="$ES_BASE/run/server.pid"
-LOG="$MDXBENCH_STATE_DIR/logs/elasticsearch.out"
+ES_LOGS="$ES_BASE/logs"
+LOG="$ES_LOGS/elasticsearch.out"
 
 java_home() {
     local j
@@ -38,17 +43,17 @@ start() {
         *) die "MDXBENCH_ES_HEAP=$ES_HEAP: give a size like 512m or 1g" ;;
     esac
     if pid_alive "$LAUNCHER_PID"; then
-        wait_for "Elasticsearch health at $URL" "$TIMEOUT" "$MDXBENCH_STATE_DIR/logs/es/mdxbench.log" healthy
+        wait_for "Elasticsearch health at $URL" "$TIMEOUT" "$ES_LOGS/mdxbench.log" healthy
         log "elasticsearch: already running (PID $(cat "$LAUNCHER_PID")) at $URL"
         return
     fi
     if healthy; then
         die "something not started by us already answers at $URL: set MDXBENCH_ES_PORT to a free port"
     fi
-    id -u "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
-    runuser -u "$ES_USER" -- test -x "$MDXBENCH_STATE_DIR" \
-        || die "user $ES_USER cannot reach $MDXBENCH_STATE_DIR (a parent directory is not world-searchable): set MDXBENCH_STATE_DIR to a path it can reach"
-    mkdir -p "$ES_BASE/config" "$ES_BASE/data" "$ES_BASE/run" "$MDXBENCH_STATE_DIR/logs/es"
+    ensure_es_user
+    runuser -u "$ES_USER" -- test -r "$ES_HOME/bin/elasticsearch" \
+        || die "user $ES_USER cannot read $ES_HOME (a parent directory is private): remove $MDXBENCH_STATE_DIR/es and run ci/install.sh again"
+    mkdir -p "$ES_BASE/config" "$ES_BASE/data" "$ES_BASE/run" "$ES_LOGS"
     # Our own config directory: the distribution's files plus our elasticsearch.yml.
     cp -n "$ES_HOME"/config/* "$ES_BASE/config/" 2>/dev/null || true
     cat >"$ES_BASE/config/elasticsearch.yml" <<YML
@@ -56,7 +61,7 @@ start() {
 cluster.name: mdxbench
 node.name: mdxbench-local
 path.data: $ES_BASE/data
-path.logs: $MDXBENCH_STATE_DIR/logs/es
+path.logs: $ES_LOGS
 network.host: 127.0.0.1
 http.port: $ES_PORT
 transport.port: $((ES_PORT + 100))
@@ -66,7 +71,7 @@ action.destructive_requires_name: true
 # Production clusters keep security on; mdxbench talks TLS and API keys to them.
 xpack.security.enabled: false
 YML
-    chown -R "$ES_USER" "$ES_BASE/config" "$ES_BASE/data" "$ES_BASE/run" "$MDXBENCH_STATE_DIR/logs/es"
+    chown -R "$ES_USER" "$ES_BASE/config" "$ES_BASE/data" "$ES_BASE/run" "$ES_LOGS"
     log "elasticsearch: starting $ES_VERSION on $URL (heap $ES_HEAP, user $ES_USER)"
     # setpriv execs (no forking wrapper), so $! is Elasticsearch's launcher itself.
     setsid setpriv --reuid="$ES_USER" --regid="$(id -g "$ES_USER")" --clear-groups \
@@ -79,13 +84,13 @@ YML
         healthy && { log "elasticsearch: healthy at $URL after ${i}s"; return; }
         if ! pid_alive "$LAUNCHER_PID"; then
             log_tail "$LOG" 60
-            log_tail "$MDXBENCH_STATE_DIR/logs/es/mdxbench.log" 60
+            log_tail "$ES_LOGS/mdxbench.log" 60
             die "elasticsearch exited during start-up"
         fi
         sleep 1
     done
     log_tail "$LOG" 60
-    log_tail "$MDXBENCH_STATE_DIR/logs/es/mdxbench.log" 60
+    log_tail "$ES_LOGS/mdxbench.log" 60
     die "timed out after ${TIMEOUT}s waiting for Elasticsearch health at $URL"
 }
 

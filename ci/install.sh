@@ -62,7 +62,11 @@ install_venv() {
 }
 
 install_es() {
-    local home="$MDXBENCH_STATE_DIR/es/elasticsearch-$ES_VERSION" repo zip
+    local base home repo zip
+    require_root "installing Elasticsearch (it creates the user $ES_USER)"
+    ensure_es_user
+    base=$(es_base)
+    home="$base/elasticsearch-$ES_VERSION"
     if [[ -x $home/bin/elasticsearch ]]; then
         log "Elasticsearch $ES_VERSION present in $home"
         return
@@ -76,7 +80,6 @@ install_es() {
     [[ -d $repo ]] || repo="$HOME/.m2/repository"
     zip="$repo/org/elasticsearch/distribution/integ-test-zip/elasticsearch/$ES_VERSION/elasticsearch-$ES_VERSION.zip"
     [[ -f $zip ]] || die "mvn reported success but $zip does not exist"
-    mkdir -p "$MDXBENCH_STATE_DIR/es"
     rm -rf "$home.tmp" && mkdir -p "$home.tmp"
     unzip -q "$zip" -d "$home.tmp"
     mv "$home.tmp/elasticsearch-$ES_VERSION" "$home" && rmdir "$home.tmp"

@@ -75,3 +75,34 @@ wait_for() {
 require_root() {
     [[ $(id -u) -eq 0 ]] || die "$1 must run as root (it installs packages and starts system daemons)"
 }
+
+# --- Elasticsearch's home ---------------------------------------------------------
+# Elasticsearch refuses to run as root: it runs as MDXBENCH_ES_USER, which must reach
+# its files. They live in $MDXBENCH_STATE_DIR/es, unless that user cannot reach the
+# state directory (a checkout under a private directory, e.g. mktemp -d): then in
+# /var/lib/mdxbench/es-<hash of the state dir>, and $MDXBENCH_STATE_DIR/es links to it.
+ES_USER=${MDXBENCH_ES_USER:-mdxbench-es}
+
+ensure_es_user() {
+    id -u "$ES_USER" >/dev/null 2>&1 \
+        || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+}
+
+es_base() {
+    local link="$MDXBENCH_STATE_DIR/es" ext
+    if [[ -L $link ]]; then
+        readlink -f "$link"
+        return
+    fi
+    mkdir -p "$MDXBENCH_STATE_DIR"
+    if [[ -d $link ]] || runuser -u "$ES_USER" -- test -x "$MDXBENCH_STATE_DIR" 2>/dev/null; then
+        mkdir -p "$link"
+        echo "$link"
+        return
+    fi
+    ext=/var/lib/mdxbench/es-$(printf %s "$MDXBENCH_STATE_DIR" | sha256sum | cut -c1-12)
+    mkdir -p "$ext"
+    ln -s "$ext" "$link"
+    log "user $ES_USER cannot reach $MDXBENCH_STATE_DIR: Elasticsearch lives in $ext (linked from $link)"
+    echo "$ext"
+}
