@@ -1,0 +1,51 @@
+'''BabelStream 5.0 (any model): the default table or the ``--csv`` output. GB/s (1e9 B/s).'''
+import csv
+import io
+import re
+
+from . import ParseError, require
+
+KERNELS = ('Copy', 'Mul', 'Add', 'Triad', 'Dot')
+
+
+def parse(text):
+    '''``{'version', 'implementation', 'copy', 'mul', 'add', 'triad', 'dot'}`` in GB/s.'''
+    require(text and text.strip(), 'BabelStream output is empty')
+    if text.lstrip().startswith('phase,') or '\nfunction,' in text:
+        return _parse_csv(text)
+
+    m = re.search(r'^BabelStream\s*\nVersion:\s*(\S+)', text, re.M)
+    require(m, 'no "BabelStream" banner with "Version:": not BabelStream 5.x output')
+    version = m.group(1)
+    require(version.startswith(('4.', '5.')), f'BabelStream version {version}: only 4.x/5.x understood')
+    impl = re.search(r'^Implementation:\s*(.+)$', text, re.M)
+    require(re.search(r'^Function\s+MBytes/sec\s+Min \(sec\)', text, re.M),
+            'no "Function  MBytes/sec  Min (sec) ..." table: truncated, or --mibibytes output')
+    out = {'version': version, 'implementation': impl.group(1).strip() if impl else 'unknown'}
+    for k in KERNELS:
+        m = re.search(rf'^{k}\s+([0-9.]+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s*$', text, re.M)
+        require(m, f'no complete {k} row in the BabelStream table (truncated output?)')
+        out[k.lower()] = float(m.group(1)) / 1000.0
+
+    return out
+
+
+def _parse_csv(text):
+    lines = text.strip().splitlines()
+    try:
+        start = next(i for i, ln in enumerate(lines) if ln.startswith('function,'))
+    except StopIteration:
+        raise ParseError('BabelStream CSV output has no "function,..." header: truncated?') from None
+
+    rows = list(csv.DictReader(io.StringIO('\n'.join(lines[start:]))))
+    out = {'version': 'unknown (csv output)', 'implementation': 'unknown (csv output)'}
+    for row in rows:
+        if row.get('function') in KERNELS:
+            try:
+                out[row['function'].lower()] = float(row['max_mbytes_per_sec']) / 1000.0
+            except (TypeError, ValueError, KeyError):
+                raise ParseError(f'BabelStream CSV row {row}: no numeric max_mbytes_per_sec') from None
+
+    missing = [k for k in KERNELS if k.lower() not in out]
+    require(not missing, f'BabelStream CSV output lacks {", ".join(missing)} (truncated?)')
+    return out

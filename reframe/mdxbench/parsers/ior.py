@@ -1,0 +1,81 @@
+'''IOR 3.3/4.x: the "Summary of all tests" table of the text output, or the JSON output
+(``-O summaryFormat=JSON``). Aggregate bandwidths in GB/s (1e9 B/s), best of repetitions.'''
+import json
+import re
+
+from . import ParseError, require
+
+MIB = 1024 * 1024
+
+
+def parse(text):
+    '''``{'version', 'command', 'access', 'tasks', 'repetitions', 'write_gbs', 'read_gbs',
+    'write_mean_gbs', 'read_mean_gbs'}`` (operations not run are absent).'''
+    require(text and text.strip(), 'IOR output is empty')
+    if text.lstrip().startswith('{'):
+        return _parse_json(text)
+
+    m = re.search(r'^IOR-(\S+): MPI Coordinated Test of Parallel I/O', text, re.M)
+    require(m, 'no "IOR-X: MPI Coordinated Test of Parallel I/O" banner: not IOR output')
+    out = {'version': m.group(1)}
+    cmd = re.search(r'^Command line\s*:\s*(.+)$', text, re.M)
+    out['command'] = cmd.group(1).strip() if cmd else ''
+    acc = re.search(r'^access\s*:\s*(.+)$', text, re.M)
+    out['access'] = acc.group(1).strip() if acc else 'unknown'
+    s = text.find('Summary of all tests:')
+    require(s >= 0, 'no "Summary of all tests:" in the IOR output: the run did not finish')
+    require(re.search(r'^Finished\s*:', text[s:], re.M),
+            'IOR summary without the "Finished" line: truncated output')
+    lines = text[s:].splitlines()[1:]
+    require(lines and lines[0].startswith('Operation'), 'IOR summary has no header row')
+    cols = lines[0].split()
+    for line in lines[1:]:
+        parts = line.split()
+        if not parts or parts[0] not in ('write', 'read'):
+            continue
+
+        row = dict(zip(cols, parts))
+        try:
+            out[f'{parts[0]}_gbs'] = float(row['Max(MiB)']) * MIB / 1e9
+            out[f'{parts[0]}_mean_gbs'] = float(row['Mean(MiB)']) * MIB / 1e9
+            out['tasks'] = int(row['#Tasks'])
+            out['repetitions'] = int(row['reps'])
+        except (KeyError, ValueError) as err:
+            raise ParseError(f'IOR summary row {line.strip()!r}: {err}') from None
+
+    require('write_gbs' in out or 'read_gbs' in out, 'IOR summary has no write or read row')
+    return out
+
+
+def _parse_json(text):
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ParseError(f'IOR JSON output does not parse ({err.msg} at line {err.lineno}): '
+                         'truncated?') from None
+
+    require(isinstance(data, dict) and 'summary' in data,
+            'IOR JSON output has no "summary": the run did not finish')
+    require('Finished' in data, 'IOR JSON output has no "Finished": truncated?')
+    out = {'version': data.get('Version', 'unknown'), 'command': data.get('Command line', '')}
+    try:
+        opts = data['tests'][0]['Options']
+        out['access'] = opts['access']
+    except (KeyError, IndexError, TypeError):
+        out['access'] = 'unknown'
+
+    for row in data['summary']:
+        op = row.get('operation')
+        if op not in ('write', 'read'):
+            continue
+
+        try:
+            out[f'{op}_gbs'] = float(row['bwMaxMIB']) * MIB / 1e9
+            out[f'{op}_mean_gbs'] = float(row['bwMeanMIB']) * MIB / 1e9
+            out['tasks'] = int(row['numTasks'])
+            out['repetitions'] = int(row['repetitions'])
+        except (KeyError, TypeError, ValueError) as err:
+            raise ParseError(f'IOR JSON summary entry for {op}: missing or bad {err}') from None
+
+    require('write_gbs' in out or 'read_gbs' in out, 'IOR JSON summary has no write or read entry')
+    return out

@@ -1,0 +1,35 @@
+'''iperf3 3.x ``-J`` (JSON) client output: TCP throughput in Gbit/s (1e9 bit/s).'''
+import json
+
+from . import ParseError, require
+
+
+def parse(text):
+    '''``{'version', 'streams', 'zerocopy', 'sent_gbps', 'received_gbps', 'retransmits',
+    'duration'}``. ``received_gbps`` is what the server got: the throughput.'''
+    require(text and text.strip(), 'iperf3 output is empty')
+    try:
+        data = json.loads(text[text.find('{'):])
+    except (json.JSONDecodeError, ValueError) as err:
+        raise ParseError(f'iperf3 JSON does not parse ({err}): truncated, or not run with -J') from None
+
+    require(isinstance(data, dict), 'iperf3 JSON is not an object')
+    require(not data.get('error'), f'iperf3 reports an error: {data.get("error")}')
+    start, end = data.get('start', {}), data.get('end', {})
+    require('sum_received' in end and 'sum_sent' in end,
+            'iperf3 JSON has no end.sum_sent/sum_received: a UDP test, or the run did not finish')
+    ver = start.get('version', '')
+    require(ver.startswith('iperf 3'), f'expected "iperf 3.x" in start.version, got {ver!r}')
+    ts = start.get('test_start', {})
+    try:
+        return {
+            'version': ver.removeprefix('iperf ').strip(),
+            'streams': int(ts['num_streams']),
+            'zerocopy': bool(start.get('zerocopy', ts.get('zerocopy', 0))),
+            'duration': float(ts['duration']),
+            'sent_gbps': float(end['sum_sent']['bits_per_second']) / 1e9,
+            'received_gbps': float(end['sum_received']['bits_per_second']) / 1e9,
+            'retransmits': int(end['sum_sent'].get('retransmits', 0)),
+        }
+    except (KeyError, TypeError, ValueError) as err:
+        raise ParseError(f'iperf3 JSON lacks {err}') from None

@@ -1,0 +1,71 @@
+'''Parsers against outputs captured here from Debian's tools (tests/fixtures).'''
+import json
+
+import pytest
+
+from mdxbench.parsers import ParseError, fio, iperf3, sockperf
+
+
+@pytest.mark.parametrize('name,direction,key', [
+    ('seqread', 'read', 'bw_gbs'), ('seqwrite', 'write', 'bw_gbs'),
+    ('randread', 'read', 'kiops'), ('randwrite', 'write', 'kiops')])
+def test_fio_json(fixture_text, name, direction, key):
+    text = fixture_text(f'fio/fio-{name}-3.33.json')
+    r = fio.parse(text)
+    raw = json.loads(text)['jobs'][0][direction]
+    assert r['direction'] == direction and r['version'] == '3.33'
+    assert r['bw_gbs'] == pytest.approx(raw['bw_bytes'] / 1e9)
+    assert r['kiops'] == pytest.approx(raw['iops'] / 1e3)
+    assert r[key] > 0
+    assert r['options']['ioengine'] == 'libaio' and r['options']['iodepth'] == '256'
+
+
+def test_fio_truncated_and_errors(fixture_text):
+    text = fixture_text('fio/fio-seqread-3.33.json')
+    with pytest.raises(ParseError, match='truncated'):
+        fio.parse(text[:len(text) // 2])
+
+    data = json.loads(text)
+    data['jobs'][0]['error'] = 5
+    with pytest.raises(ParseError, match='job errors'):
+        fio.parse(json.dumps(data))
+
+    with pytest.raises(ParseError, match='empty'):
+        fio.parse('')
+
+
+@pytest.mark.parametrize('streams', [1, 4])
+def test_iperf3_json(fixture_text, streams):
+    text = fixture_text(f'iperf3/iperf3-3.12-loopback-Z-P{streams}.json')
+    r = iperf3.parse(text)
+    raw = json.loads(text)['end']['sum_received']['bits_per_second']
+    assert r['streams'] == streams and r['version'].startswith('3.12')
+    assert r['received_gbps'] == pytest.approx(raw / 1e9) and r['received_gbps'] > 0
+
+
+def test_iperf3_error_and_truncation(fixture_text):
+    text = fixture_text('iperf3/iperf3-3.12-loopback-Z-P1.json')
+    with pytest.raises(ParseError, match='truncated'):
+        iperf3.parse(text[:text.index('"end"')])
+
+    with pytest.raises(ParseError, match='unable to connect'):
+        iperf3.parse(json.dumps({'start': {}, 'intervals': [], 'end': {},
+                                 'error': 'unable to connect to server: Connection refused'}))
+
+
+def test_sockperf_ping_pong(fixture_text):
+    r = sockperf.parse(fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out'))
+    assert r['version'] == '3.7-no.git'
+    assert r['avg_us'] == pytest.approx(6.907) and r['p99_us'] == pytest.approx(8.858)
+    assert r['rtt_avg_us'] == pytest.approx(2 * 6.907)
+    assert r['observations'] == 184255
+
+
+def test_sockperf_refused_and_truncated(fixture_text):
+    text = fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out')
+    with pytest.raises(ParseError, match='percentile 50.000'):
+        sockperf.parse(text[:text.index('percentile 75.000')])
+
+    banner = text.splitlines()[0]
+    with pytest.raises(ParseError, match='Connection refused'):
+        sockperf.parse(banner + '\nsockperf: ERROR: Can`t connect socket (errno=111 Connection refused)\n')

@@ -1,0 +1,114 @@
+'''Parsers against the real outputs of ../shared/fixtures (tools no registry here has).'''
+import pytest
+
+from mdxbench.parsers import ParseError, PartialResult, babelstream, ior, linpack, netperf, osu
+
+
+def test_babelstream_table(shared_fixture):
+    r = babelstream.parse(shared_fixture('babelstream-5.0-omp.out'))
+    assert r['version'] == '5.0' and r['implementation'] == 'OpenMP'
+    assert r['triad'] == pytest.approx(47.652688)
+    assert r['copy'] == pytest.approx(45.543851) and r['dot'] == pytest.approx(51.944916)
+
+
+def test_babelstream_csv(shared_fixture):
+    r = babelstream.parse(shared_fixture('babelstream-5.0-omp-csv.out'))
+    assert r['triad'] == pytest.approx(49.5107) and r['mul'] == pytest.approx(46.4212)
+
+
+@pytest.mark.parametrize('name', ['babelstream-5.0-omp.out', 'babelstream-5.0-omp-csv.out'])
+def test_babelstream_truncated(shared_fixture, name):
+    text = shared_fixture(name)
+    with pytest.raises(ParseError, match='Dot|Triad'):
+        babelstream.parse(text[:text.index('Triad')])
+
+
+def test_babelstream_other_tool():
+    with pytest.raises(ParseError, match='not BabelStream'):
+        babelstream.parse('STREAM version $Revision: 5.10 $\nTriad: 1.0\n')
+
+
+def test_osu_latency(shared_fixture):
+    r = osu.latency(shared_fixture('osu-7.4-latency.out'))
+    assert r['version'] == '7.4' and r['latency'] == pytest.approx(0.14)
+    assert len(r['curve']) == 23 and r['curve'][4194304] == pytest.approx(468.68)
+
+
+def test_osu_bw(shared_fixture):
+    r = osu.bandwidth(shared_fixture('osu-7.4-bw.out'))
+    assert r['max_size'] == 4194304 and r['bandwidth'] == pytest.approx(13551.56)
+    assert r['peak_bandwidth'] == pytest.approx(14274.42)
+    assert r['bandwidth_gbps'] == pytest.approx(13551.56 * 8 / 1000)
+
+
+def test_osu_alltoall(shared_fixture):
+    r = osu.latency(shared_fixture('osu-7.4-alltoall.out'))
+    assert r['latency'] == pytest.approx(0.18) and r['max_size'] == 1048576
+
+
+def test_osu_wrong_table_and_truncation(shared_fixture):
+    with pytest.raises(ParseError, match='expected a bandwidth table'):
+        osu.bandwidth(shared_fixture('osu-7.4-latency.out'))
+
+    text = shared_fixture('osu-7.4-latency.out')
+    with pytest.raises(ParseError, match='no rows'):
+        osu.latency(text[:text.index('1                       0.15')])
+
+    with pytest.raises(ParseError, match='no size 8'):
+        osu.latency(text[:text.index('8                       0.14')])
+
+
+def test_ior_text(shared_fixture):
+    r = ior.parse(shared_fixture('ior-4.0.0-posix-fpp.out'))
+    assert r['version'] == '4.0.0' and r['access'] == 'file-per-process'
+    assert r['write_gbs'] == pytest.approx(2897.24 * 2**20 / 1e9)
+    assert r['read_gbs'] == pytest.approx(39788.85 * 2**20 / 1e9)
+    assert r['tasks'] == 2 and r['repetitions'] == 3
+    assert '-w -r -C -g -i 3' in r['command']
+
+
+def test_ior_json(shared_fixture):
+    r = ior.parse(shared_fixture('ior-4.0.0-posix-shared-json.out'))
+    assert r['access'] == 'single-shared-file' and r['repetitions'] == 2
+    assert r['write_gbs'] == pytest.approx(2199.9931 * 2**20 / 1e9)
+
+
+@pytest.mark.parametrize('name,marker', [('ior-4.0.0-posix-fpp.out', 'Finished'),
+                                          ('ior-4.0.0-posix-fpp.out', 'Summary of all tests'),
+                                          ('ior-4.0.0-posix-shared-json.out', '"summary"')])
+def test_ior_truncated(shared_fixture, name, marker):
+    text = shared_fixture(name)
+    with pytest.raises(ParseError):
+        ior.parse(text[:text.index(marker)])
+
+
+def test_mkl_linpack_stopped_run_is_partial_not_a_pass(shared_fixture):
+    with pytest.raises(PartialResult) as err:
+        linpack.mp_linpack(shared_fixture('intel-mkl-mp_linpack.out'))
+
+    assert err.value.partial['mflops'] == pytest.approx(916595.00)
+    assert err.value.partial['fraction'] == pytest.approx(0.995)
+    assert 'stopped at fraction 0.995' in str(err.value)
+
+
+def test_linpack_rejects_other_output():
+    with pytest.raises(ParseError, match='not LINPACK'):
+        linpack.mp_linpack('hello\n')
+
+    with pytest.raises(ParseError, match='Performance Summary'):
+        linpack.shm_linpack('Intel(R) Optimized LINPACK Benchmark data\n')
+
+
+def test_netperf_rr_with_selectors(shared_fixture):
+    r = netperf.parse_rr(shared_fixture('netperf-2.7-udp_rr-histogram.out'))
+    assert r['test'] == 'UDP_RR'
+    assert r['p50_us'] == 442 and r['p90_us'] == 487 and r['p99_us'] == 589
+    assert r['stddev_us'] == pytest.approx(81.26) and r['throughput'] == pytest.approx(2217.06)
+    # no MEAN_LATENCY selector in that run: the mean comes from the transaction rate
+    assert r['mean_us'] == pytest.approx(1e6 / 2217.06) and r['mean_from_rate']
+
+
+def test_netperf_truncated(shared_fixture):
+    text = shared_fixture('netperf-2.7-udp_rr-histogram.out')
+    with pytest.raises(ParseError, match='no line of values'):
+        netperf.parse_rr(text[:text.index('2217.06')])
