@@ -1,7 +1,5 @@
 # STREAM from Debian's HPC Challenge, as Guidi et al. ran it (Table II): all physical cores,
 # and one thread alone. The `local` system's memory check; Spack's `stream` elsewhere.
-import os
-
 import reframe as rfm
 from reframe.core.builtins import run_before, variable
 
@@ -35,8 +33,6 @@ class HpccStream(MdxBenchTest):
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = 1
         n = launch.stream_problem_size(facts.get('llc_bytes'), self.llc_factor)
-        p, q = hpcc.process_grid(self.num_tasks)
-        with open(os.path.join(self.stagedir, 'hpccinf.txt'), 'w') as fp:
-            fp.write(hpcc.input_file(n, 192, p, q))
+        p, q = launch.write_input(self.stagedir, n, self.num_tasks)
 
         self.mdx_extra = {'hpl_n': n, 'grid': f'{p}x{q}', 'llc_factor': self.llc_factor}

@@ -18,12 +18,13 @@ import shutil
 import subprocess
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (loggable, performance_function, run_after,
                                    run_before, sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from mdxbench import REPO_ROOT, perflog
+from mdxbench import REPO_ROOT, perflog, references
 from mdxbench.parsers import ParseError, PartialResult
 
 
@@ -59,6 +60,15 @@ def partition_facts(partition):
     return dict(partition.extras.get('facts') or {})
 
 
+def peak_gflops(facts):
+    '''Theoretical double-precision peak: cores x clock (GHz) x FLOPs per cycle.'''
+    missing = [k for k in ('cores', 'clock_ghz', 'flops_per_cycle') if not facts.get(k)]
+    if missing:
+        raise ValueError(f'partition facts lack {", ".join(missing)}: cannot compute the peak')
+
+    return facts['cores'] * facts['clock_ghz'] * facts['flops_per_cycle']
+
+
 class MdxBenchTest(rfm.RunOnlyRegressionTest):
     '''A run-only benchmark whose output a pure parser turns into performance values.'''
 
@@ -91,9 +101,26 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
     def parser(text):
         raise NotImplementedError('a check must set parser to a mdxbench.parsers function')
 
+    def param_values(self):
+        '''This test's parameter values, by name.'''
+        return {name: getattr(self, name) for name in type(self).param_space.params}
+
+    @run_after('init')
+    def load_references(self):
+        '''References from site-configs/references (data, with their sources).'''
+        ref = references.for_check(type(self).__name__, self.param_values())
+        if ref:
+            self.reference = ref
+
+    #: Extra directories searched for ``bench_binary`` after PATH (e.g. the MKL
+    #: benchmarks directory); environment variables are expanded
+    bench_search_dirs = variable(typ.List[str], value=[])
+
     @run_after('setup')
     def locate_binary(self):
         path = environ_path(self.current_environ, self.current_partition)
+        extra = [os.path.expandvars(d) for d in self.bench_search_dirs]
+        path = os.pathsep.join([path] + [d for d in extra if '$' not in d])
         found = shutil.which(self.bench_binary, path=path)
         self.skip_if(
             found is None,
@@ -138,11 +165,19 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
         except ParseError as err:
             raise SanityError(f'{self.bench_name}: {self.output_path}: {err}') from None
 
+        try:
+            self.derive(self.results)
+        except (ValueError, KeyError) as err:
+            raise SanityError(f'{self.bench_name}: {err}') from None
+
         missing = [k for k, _ in self.perf_table.values() if k not in self.results]
         if missing:
             raise SanityError(f'{self.bench_name}: parser gave no {", ".join(missing)}')
 
         return True
+
+    def derive(self, results):
+        '''Add derived figures to the parsed results (e.g. percentage of peak).'''
 
     def command_line(self):
         '''The exact command the job ran (launcher included).'''
@@ -166,5 +201,12 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
             'num_tasks': self.num_tasks,
             'num_cpus_per_task': self.num_cpus_per_task,
         }
+        if self.current_partition:
+            target = f'{self.current_system.name}:{self.current_partition.name}'
+            srcs = references.sources_for(type(self).__name__, self.param_values(), target)
+            if srcs:
+                meta['reference_source'] = srcs
+
+        meta.update(self.param_values())
         meta.update(self.mdx_extra)
         return perflog.encode_meta(meta)

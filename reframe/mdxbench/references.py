@@ -1,0 +1,109 @@
+'''Reference values, kept as data in ``site-configs/references/*.yaml``.
+
+Layout of a file::
+
+    CheckClassName:
+      system:partition:
+        - var: triad                # performance variable of the check
+          value: 164
+          unit: GB/s
+          lower: -0.15              # thresholds as fractions of value (ReFrame's convention);
+          upper: null               #   null = unbounded
+          when: {streams: 16}       # optional: parameter values this entry applies to
+          source: 'seeds/002 Table 1'   # required: paper and table, or "measured on DATE at COMMIT"
+
+A check gets the entries for its class and parameters as ReFrame's ``reference``
+dictionary; a system with no entry reports its value with "no reference" and does not fail.
+'''
+import os
+import pathlib
+
+import yaml
+
+from mdxbench import REPO_ROOT
+
+_FIELDS = {'var', 'value', 'unit', 'lower', 'upper', 'when', 'source'}
+
+
+class ReferenceError(Exception):
+    pass
+
+
+def reference_dir(env=None):
+    env = os.environ if env is None else env
+    return pathlib.Path(env.get('MDXBENCH_REFERENCE_DIR') or
+                        REPO_ROOT / 'site-configs' / 'references')
+
+
+def load(directory=None):
+    '''All entries: a list of dicts with ``check``, ``target`` (system:partition),
+    the fields above, and ``file``/``key`` for error messages.'''
+    directory = pathlib.Path(directory or reference_dir())
+    entries = []
+    for f in sorted(directory.glob('*.yaml')):
+        try:
+            data = yaml.safe_load(f.read_text()) or {}
+        except yaml.YAMLError as err:
+            raise ReferenceError(f'{f}: invalid YAML: {err}') from None
+
+        if not isinstance(data, dict):
+            raise ReferenceError(f'{f}: expected a mapping of check names')
+
+        for check, targets in data.items():
+            if not isinstance(targets, dict):
+                raise ReferenceError(f'{f}: {check}: expected a mapping of system:partition')
+
+            for target, items in targets.items():
+                if not isinstance(items, list):
+                    raise ReferenceError(f'{f}: {check}.{target}: expected a list of entries')
+
+                for i, item in enumerate(items):
+                    key = f'{check}.{target}[{i}]'
+                    if not isinstance(item, dict):
+                        raise ReferenceError(f'{f}: {key}: expected a mapping')
+
+                    extra = set(item) - _FIELDS
+                    missing = {'var', 'value', 'unit', 'source'} - set(item)
+                    if extra or missing:
+                        raise ReferenceError(
+                            f'{f}: {key}: ' + '; '.join(
+                                ([f'unknown field(s) {sorted(extra)}'] if extra else []) +
+                                ([f'missing {sorted(missing)}'] if missing else [])))
+
+                    if not isinstance(item['value'], (int, float)) or item['value'] <= 0:
+                        raise ReferenceError(f'{f}: {key}.value: expected a positive number')
+
+                    for b in ('lower', 'upper'):
+                        v = item.get(b)
+                        if v is not None and not (isinstance(v, (int, float)) and -1 <= v <= 10):
+                            raise ReferenceError(f'{f}: {key}.{b}: expected a fraction or null')
+
+                    if ':' not in str(target):
+                        raise ReferenceError(f'{f}: {key}: target must be system:partition')
+
+                    entries.append(dict(item, check=check, target=str(target), file=str(f),
+                                        key=key))
+
+    return entries
+
+
+def _matches(entry, params):
+    return all(str(params.get(k)) == str(v) for k, v in (entry.get('when') or {}).items())
+
+
+def for_check(check, params, entries=None):
+    '''ReFrame ``reference`` dict for one test: ``{'sys:part': {var: (v, lo, hi, unit)}}``.'''
+    entries = load() if entries is None else entries
+    ref = {}
+    for e in entries:
+        if e['check'] == check and _matches(e, params):
+            ref.setdefault(e['target'], {})[e['var']] = (
+                e['value'], e.get('lower'), e.get('upper'), e['unit'])
+
+    return ref
+
+
+def sources_for(check, params, target, entries=None):
+    entries = load() if entries is None else entries
+    return {e['var']: e['source'] for e in entries
+            if e['check'] == check and e['target'] == target and _matches(e, params)}
