@@ -1,0 +1,105 @@
+'''Client/server measurements (iperf3, netperf, sockperf): a server started in one job step
+and the measuring client in another, on the same node or on two different nodes, with the
+server always stopped when the job script ends.'''
+import os
+import subprocess
+
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+from mdxbench.base import MdxBenchTest
+from mdxbench.parsers import ParseError, nic
+
+NICINFO = os.path.join(os.path.dirname(__file__), 'scripts', 'nicinfo.sh')
+
+
+def partition_nodes(partition):
+    '''Number of nodes of a partition: site-config fact ``nodes``, else asked of Slurm
+    (``sinfo``) for slurm/squeue partitions, else None (unknown).'''
+    facts = partition.extras.get('facts') or {}
+    if facts.get('nodes'):
+        return int(facts['nodes'])
+
+    if partition.scheduler.registered_name not in ('slurm', 'squeue'):
+        return None
+
+    name = None
+    for opt in partition.access:
+        if opt.startswith(('--partition=', '-p')):
+            name = opt.split('=', 1)[1] if '=' in opt else opt[2:].strip()
+
+    cmd = ['sinfo', '-h', '-o', '%D'] + (['-p', name] if name else [])
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+    return sum(int(x) for x in out.split() if x.isdigit()) or None
+
+
+class ClientServerTest(MdxBenchTest):
+    #: same-node: client and server in one node (one VM); two-nodes: on two nodes
+    placement = parameter(['same-node', 'two-nodes'])
+
+    #: TCP port of the server; 0 derives one from the job id
+    port = variable(int, value=0)
+
+    #: seconds to wait for the server to listen
+    server_wait = variable(int, value=2)
+
+    def server_command(self):
+        '''Shell command that runs the server in the foreground.'''
+        raise NotImplementedError
+
+    def client_options(self):
+        '''Options of ``bench_binary`` as the client; may use $server, $server_ip, $port.'''
+        raise NotImplementedError
+
+    @property
+    def nodes_needed(self):
+        return 2 if self.placement == 'two-nodes' else 1
+
+    @run_after('setup')
+    def require_nodes(self):
+        have = partition_nodes(self.current_partition)
+        self.skip_if(
+            have is not None and have < self.nodes_needed,
+            f'{self.current_system.name}:{self.current_partition.name} has {have} node(s); '
+            f'placement {self.placement} needs {self.nodes_needed}'
+        )
+
+    @run_before('run')
+    def set_job(self):
+        self.num_tasks = self.nodes_needed
+        self.num_tasks_per_node = 1
+        two = self.nodes_needed == 2
+        on_server = 'srun -N1 -n1 --nodelist="$server" ' if two else ''
+        on_client = 'srun -N1 -n1 --nodelist="$client" ' if two else ''
+        port = self.port or '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))'
+        self.prerun_cmds = [
+            'nodes=($(scontrol show hostnames "${SLURM_JOB_NODELIST:-$(hostname)}" '
+            '2>/dev/null || hostname))',
+            'server=${nodes[0]}; client=${nodes[-1]}',
+            'server_ip=$(getent ahostsv4 "$server" | awk \'NR==1 {print $1}\')',
+            f'port={port}',
+            f'{on_server}{self.server_command()} > server.out 2>&1 &',
+            'srv=$!',
+            'trap \'kill $srv 2>/dev/null; wait $srv 2>/dev/null\' EXIT',
+            f'sleep {self.server_wait}',
+            'kill -0 $srv 2>/dev/null || { echo "mdxbench: server did not start:"; '
+            'cat server.out; exit 1; }',
+            f'{on_client}{NICINFO} "$server"',
+        ]
+        self.executable = self.bench_path
+        self.executable_opts = self.client_options()
+        if two:
+            self.job.launcher.options = ['-N1', '-n1', '--nodelist="$client"']
+
+    def derive(self, results):
+        with open(os.path.join(self.stagedir, self.stdout.evaluate())) as fp:
+            info = nic.parse(fp.read())
+
+        results['nic'] = info
+        self.mdx_extra = dict(self.mdx_extra, nic_dev=info['dev'],
+                              nic_rx_queues=info['rx_queues'],
+                              nic_tx_queues=info['tx_queues'],
+                              multiqueue=info['multiqueue'])
