@@ -343,3 +343,16 @@ def build_config(site_dir, selected=None, env=None):
     }]
     config.pop('log_handlers', None)
     return config
+
+
+def storage_target_names(site_dir=None):
+    '''Names of every storage target any partition declares (``extras.storage_targets``),
+    read from the YAML without expanding placeholders: the parameter values of the
+    storage checks, which skip the targets the current partition does not declare.'''
+    site_dir = pathlib.Path(site_dir or REPO_ROOT / 'site-configs')
+    names = set()
+    for f in system_files(site_dir):
+        for part in load_yaml(f).get('partitions', []):
+            names.update((part.get('extras') or {}).get('storage_targets') or {})
+
+    return sorted(names)

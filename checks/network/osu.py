@@ -1,0 +1,75 @@
+# MPI with the OSU micro-benchmarks, as Guidi et al. ran them: osu_latency and osu_bw
+# between two nodes with one rank each (one node with two ranks on a one-node partition),
+# osu_alltoall on several nodes with several ranks per node. The whole size->value curve
+# goes into the perflog (meta.curve) for plots.
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.netbase import partition_nodes
+from mdxbench.parsers import osu
+
+OSU_DIRS = [f'$MDXBENCH_SPACK_VIEW/libexec/osu-micro-benchmarks/mpi/{d}'
+            for d in ('pt2pt', 'collective', 'startup')]
+
+
+class _Osu(MdxBenchTest):
+    tags = {'network', 'mpi'}
+    bench_name = 'osu-micro-benchmarks'
+    bench_search_dirs = OSU_DIRS
+    time_limit = '20m'
+
+    def derive(self, results):
+        self.mdx_extra = dict(self.mdx_extra, curve={str(k): v for k, v in
+                                                     results['curve'].items()})
+
+
+class _OsuPt2Pt(_Osu):
+    @run_before('run')
+    def place_ranks(self):
+        nodes = min(2, partition_nodes(self.current_partition) or 2)
+        self.num_tasks = 2
+        self.num_tasks_per_node = 2 // nodes
+        self.executable = self.bench_path
+        self.mdx_extra = {'nodes': nodes}
+
+
+@rfm.simple_test
+class OsuLatency(_OsuPt2Pt):
+    descr = 'osu_latency: point-to-point latency, 2 ranks on 2 nodes (1 node if alone)'
+    bench_binary = 'osu_latency'
+    parser = staticmethod(osu.latency)
+    perf_table = {'latency_8B': ('latency', 'us')}
+
+
+@rfm.simple_test
+class OsuBandwidth(_OsuPt2Pt):
+    descr = 'osu_bw: point-to-point bandwidth at the largest message size'
+    bench_binary = 'osu_bw'
+    parser = staticmethod(osu.bandwidth)
+    perf_table = {'bandwidth': ('bandwidth', 'MB/s'), 'bandwidth_gbps': ('bandwidth_gbps', 'Gbit/s')}
+
+
+@rfm.simple_test
+class OsuAlltoall(_Osu):
+    descr = 'osu_alltoall: all-to-all latency at 8 B, nodes x ranks per node'
+    bench_binary = 'osu_alltoall'
+    parser = staticmethod(osu.latency)
+    num_nodes = parameter([1, 2, 8])
+    #: ranks per node (0: the partition's cores, as Guidi et al.'s 32 per node)
+    ranks_per_node = variable(int, value=0)
+    perf_table = {'latency_8B': ('latency', 'us')}
+
+    @run_after('setup')
+    def require_nodes(self):
+        have = partition_nodes(self.current_partition)
+        self.skip_if(have is not None and have < self.num_nodes,
+                     f'{self.current_system.name}:{self.current_partition.name} has {have} '
+                     f'node(s); this run needs {self.num_nodes}')
+
+    @run_before('run')
+    def place_ranks(self):
+        rpn = self.ranks_per_node or partition_facts(self.current_partition)['cores']
+        self.num_tasks_per_node = rpn
+        self.num_tasks = rpn * self.num_nodes
+        self.executable = self.bench_path

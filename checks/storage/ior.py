@@ -1,0 +1,48 @@
+# Parallel file-system bandwidth with IOR (POSIX), file per process and shared file, from
+# one to N nodes: aggregate read and write GB/s, best of the repetitions. The defaults
+# reproduce mdx I's command line: -w -r -C -g -i 3 -s S -b 1m -t 1m -a POSIX -e [-F].
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+from mdxbench.base import partition_facts
+from mdxbench.netbase import partition_nodes
+from mdxbench.parsers import ior
+from mdxbench.storage import StorageTargetTest
+
+
+@rfm.simple_test
+class Ior(StorageTargetTest):
+    descr = 'IOR POSIX sequential write and read, aggregate over the nodes'
+    tags = {'storage'}
+    bench_name = 'ior'
+    bench_binary = 'ior'
+    parser = staticmethod(ior.parse)
+    access = parameter(['file-per-process', 'shared'])
+    num_nodes = parameter([1, 2, 4, 8])
+    #: ranks per node (0: the partition's cores)
+    tasks_per_node = variable(int, value=0)
+    segments = variable(int, value=16)
+    block_size = variable(str, value='1m')
+    transfer_size = variable(str, value='1m')
+    repetitions = variable(int, value=3)
+    odirect = variable(bool, value=False)
+    perf_table = {'write_bw': ('write_gbs', 'GB/s'), 'read_bw': ('read_gbs', 'GB/s')}
+
+    @run_after('setup')
+    def require_nodes(self):
+        have = partition_nodes(self.current_partition)
+        self.skip_if(have is not None and have < self.num_nodes,
+                     f'{self.current_system.name}:{self.current_partition.name} has {have} '
+                     f'node(s); this run needs {self.num_nodes}')
+
+    @run_before('run')
+    def set_command(self):
+        tpn = self.tasks_per_node or partition_facts(self.current_partition)['cores']
+        self.num_tasks_per_node = tpn
+        self.num_tasks = tpn * self.num_nodes
+        self.executable = self.bench_path
+        self.executable_opts = [
+            '-w', '-r', '-C', '-g', '-i', str(self.repetitions), '-s', str(self.segments),
+            '-b', self.block_size, '-t', self.transfer_size, '-a', 'POSIX', '-e',
+        ] + (['-F'] if self.access == 'file-per-process' else []) \
+          + (['--posix.odirect'] if self.odirect else []) + ['-o', '"$workdir/ior.dat"']

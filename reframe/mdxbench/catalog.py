@@ -1,0 +1,41 @@
+'''The checks of ``checks/`` as data: class name, perf variables, parameters. Used to
+validate the reference files and by the reports.'''
+import importlib.util
+import inspect
+import pathlib
+import sys
+
+from mdxbench import REPO_ROOT
+
+
+def check_classes(checks_dir=None):
+    '''{class name: class} of every ReFrame test class defined in ``checks/``.'''
+    import reframe.core.pipeline as pipeline
+
+    checks_dir = pathlib.Path(checks_dir or REPO_ROOT / 'checks')
+    out = {}
+    for f in sorted(checks_dir.rglob('*.py')):
+        modname = 'mdxbench_checks.' + '.'.join(f.relative_to(checks_dir).with_suffix('').parts)
+        mod = sys.modules.get(modname)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(modname, f)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod     # ReFrame looks the module up while classes are made
+            spec.loader.exec_module(mod)
+
+        for name, obj in vars(mod).items():
+            if (inspect.isclass(obj) and issubclass(obj, pipeline.RegressionTest)
+                    and obj.__module__ == mod.__name__ and not name.startswith('_')):
+                out[name] = obj
+
+    return out
+
+
+def describe(cls):
+    '''``{'perf_vars': {name: unit}, 'params': {name: tuple of values}}``.'''
+    table = cls.perf_table.default_value if hasattr(cls.perf_table, 'default_value') \
+        else cls.perf_table
+    return {
+        'perf_vars': {name: unit for name, (_, unit) in table.items()},
+        'params': {p: tuple(v.values) for p, v in cls.param_space.params.items()},
+    }

@@ -1,0 +1,115 @@
+'''The reference files: every key names a system, partition, check, perf variable and
+parameter value that exists; every value has a source and a unit that matches.'''
+import pathlib
+
+import pytest
+import yaml
+
+from mdxbench import catalog, references, sitecfg
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SITE = ROOT / 'site-configs'
+
+
+@pytest.fixture(scope='module')
+def checks():
+    return {name: catalog.describe(cls) for name, cls in catalog.check_classes().items()}
+
+
+def _targets():
+    out = set()
+    for f in sitecfg.system_files(SITE):
+        data = sitecfg.load_yaml(f)
+        out.update(f"{data['name']}:{p['name']}" for p in data['partitions'])
+
+    return out
+
+
+def validate(entries, checks, targets):
+    errors = []
+    for e in entries:
+        where = f"{e['file']}: {e['key']}"
+        if e['check'] not in checks:
+            errors.append(f"{where}: no check named {e['check']!r}")
+            continue
+
+        info = checks[e['check']]
+        if e['target'] not in targets:
+            errors.append(f"{where}: no system:partition {e['target']!r}")
+
+        if e['var'] not in info['perf_vars']:
+            errors.append(f"{where}: {e['check']} has no perf variable {e['var']!r} "
+                          f"(it has {sorted(info['perf_vars'])})")
+        elif info['perf_vars'][e['var']] != e['unit']:
+            errors.append(f"{where}: unit {e['unit']!r}, the check reports "
+                          f"{info['perf_vars'][e['var']]!r}")
+
+        for k, v in (e.get('when') or {}).items():
+            if k not in info['params']:
+                errors.append(f"{where}: {e['check']} has no parameter {k!r}")
+            elif str(v) not in map(str, info['params'][k]):
+                errors.append(f"{where}: parameter {k}={v!r} is not among "
+                              f"{list(info['params'][k])}")
+
+        if not str(e['source']).strip():
+            errors.append(f'{where}: empty source')
+
+    return errors
+
+
+def test_reference_files_name_only_what_exists(checks):
+    entries = references.load()
+    assert len(entries) >= 20
+    assert validate(entries, checks, _targets()) == []
+
+
+def test_papers_figures_are_there():
+    refs = {(e['check'], e['target'], e['var']): e['value'] for e in references.load()
+            if not e.get('when')}
+    assert refs[('MklLinpackShm', 'mdx2:vc16m32g', 'gflops')] == 1344
+    assert refs[('MklLinpackShm', 'laurel:compute', 'gflops')] == 4819
+    assert refs[('BabelStreamOmp', 'mdx2:vc224m498g', 'triad')] == 383
+    assert refs[('BabelStreamOmp', 'aws-pcluster:c7i-4xlarge', 'triad')] == 97
+
+
+@pytest.mark.parametrize('mutate,message', [
+    (lambda d: d['BabelStreamOmp'].update({'mdx3:vc16m32g': d['BabelStreamOmp']['mdx2:vc16m32g']}),
+     "no system:partition 'mdx3:vc16m32g'"),
+    (lambda d: d['BabelStreamOmp']['mdx2:vc16m32g'][0].update(var='triads'),
+     "has no perf variable 'triads'"),
+    (lambda d: d.update(BabelStream=d.pop('BabelStreamOmp')), "no check named 'BabelStream'"),
+    (lambda d: d['Iperf3Throughput']['mdx2:vc16m32g'][0]['when'].update(streams=3),
+     'parameter streams=3 is not among'),
+    (lambda d: d['FioTarget']['mdx2:vc16m32g'][0]['when'].update(depth=3),
+     "has no parameter 'depth'"),
+    (lambda d: d['MklLinpackShm']['mdx2:vc16m32g'][0].update(unit='TFLOPS'),
+     "unit 'TFLOPS', the check reports 'GFLOPS'"),
+])
+def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
+    data = yaml.safe_load((SITE / 'references' / 'papers.yaml').read_text())
+    mutate(data)
+    (tmp_path / 'papers.yaml').write_text(yaml.safe_dump(data))
+    errors = validate(references.load(tmp_path), checks, _targets())
+    assert any(message in e for e in errors), errors
+
+
+@pytest.mark.parametrize('entry,message', [
+    ({'var': 'x', 'value': 1, 'unit': 'u'}, "missing ['source']"),
+    ({'var': 'x', 'value': -1, 'unit': 'u', 'source': 's'}, 'positive number'),
+    ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'lower': 'low'}, 'fraction'),
+    ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'tolerance': 1}, 'unknown field'),
+])
+def test_malformed_entries_name_file_and_key(tmp_path, entry, message):
+    (tmp_path / 'r.yaml').write_text(yaml.safe_dump({'C': {'s:p': [entry]}}))
+    with pytest.raises(references.ReferenceError, match=r'r.yaml: C.s:p\[0\]'):
+        try:
+            references.load(tmp_path)
+        except references.ReferenceError as err:
+            assert message in str(err)
+            raise
+
+
+def test_for_check_selects_by_parameters():
+    ref = references.for_check('Iperf3Throughput', {'streams': 16, 'placement': 'two-nodes'})
+    assert ref['mdx2:vc16m32g']['throughput'] == (80.4, -0.2, None, 'Gbit/s')
+    assert references.for_check('Iperf3Throughput', {'streams': 2, 'placement': 'two-nodes'}) == {}
