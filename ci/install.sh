@@ -12,6 +12,9 @@ APT_PACKAGES=(
     slurm-wlm slurm-client munge
     openmpi-bin libopenmpi-dev
     fio iperf3 hpcc sockperf ethtool
+    # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the
+    # reference BLAS makes its HPL and DGEMM figures meaningful
+    libopenblas0-serial
     iproute2 procps util-linux hostname
     openjdk-17-jre-headless maven unzip
     python3 python3-venv python3-pip git
