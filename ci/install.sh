@@ -59,7 +59,7 @@ install_venv() {
     log "creating virtual environment $MDXBENCH_VENV"
     [[ -x $MDXBENCH_VENV/bin/python ]] || "$py" -m venv "$MDXBENCH_VENV"
     "$MDXBENCH_VENV/bin/pip" install -q --upgrade pip >"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 || true
-    "$MDXBENCH_VENV/bin/pip" install -q -e "$MDXBENCH_ROOT[test]" >>"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 \
+    "$MDXBENCH_VENV/bin/pip" install -q -e "$MDXBENCH_ROOT[test,datascience]" >>"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 \
         || { log_tail "$MDXBENCH_STATE_DIR/logs/pip.log"; die "pip install failed"; }
     echo "$want" >"$stamp"
 }

@@ -2,6 +2,7 @@
 
     mdxbench ingest [PATH ...]     perflogs -> Elasticsearch (lossless, idempotent)
     mdxbench summary [PATH ...]    table of perflog records, and the Elasticsearch count
+    mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
 '''
 import argparse
 import os
@@ -104,6 +105,12 @@ def cmd_summary(args):
     return rc
 
 
+def cmd_fidelity(args):
+    from mdxpost import fidelity
+
+    return fidelity.main(args.repeats)
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog='mdxbench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -130,6 +137,9 @@ def build_parser():
     p.add_argument('--require-records', action='store_true',
                    help='fail when no record is shown')
     p.set_defaults(fn=cmd_summary)
+    p = sub.add_parser('fidelity', help='checks beside hand-tuned direct runs (benchmark)')
+    p.add_argument('--repeats', type=int, default=1)
+    p.set_defaults(fn=cmd_fidelity)
     return ap
 
 

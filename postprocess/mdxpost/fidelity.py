@@ -1,0 +1,94 @@
+'''Fidelity of the checks: each memory and compute check of `local`, run through ReFrame
+and Slurm, beside a hand-tuned direct run of the same binary (mpirun, ranks bound to cores,
+no Slurm), with the same problem. Prints both figures and their ratio; the target is the
+check within 5% of the direct run. A benchmark script, not a test.
+
+    mdxbench fidelity [--repeats N]
+'''
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from mdxbench import REPO_ROOT, perflog
+from mdxbench.parsers import hpcc
+
+# check -> (perf variables compared, parser of the direct run's output)
+CASES = {
+    'HpccStream': (('triad', 'copy', 'triad_1t'), hpcc.stream),
+    'HpccHpl': (('gflops',), hpcc.hpl),
+}
+TARGET = 0.05
+
+
+def run_checks(workdir):
+    env = dict(os.environ, MDXBENCH_PERFLOG_DIR=str(workdir / 'perflogs'),
+               RFM_CONFIG_FILES=str(REPO_ROOT / 'site-configs' / 'settings.py'))
+    cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', str(REPO_ROOT / 'checks'),
+           '-r', '--system', 'local', '--prefix', str(workdir / 'rfm'), '--nocolor']
+    for name in CASES:
+        cmd += ['-n', f'^{name}$']
+
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise SystemExit(f'mdxbench fidelity: reframe failed:\n{res.stdout[-3000:]}')
+
+    out = {}
+    for f in (workdir / 'perflogs').rglob('*.log'):
+        for line in f.read_text().splitlines()[1:]:
+            for r in perflog.parse_line(line):
+                out.setdefault(r['check'], {'meta': r['meta']})[r['perf_var']] = r['perf_value']
+
+    return out
+
+
+def run_direct(meta, parser, workdir):
+    '''The same hpcc input, started by hand: mpirun, one rank per core, bound to cores.'''
+    d = pathlib.Path(tempfile.mkdtemp(dir=workdir))
+    p, q = (int(x) for x in meta['grid'].split('x'))
+    (d / 'hpccinf.txt').write_text(hpcc.input_file(int(meta['hpl_n']), 192, p, q))
+    cmd = ['mpirun', '--bind-to', 'core', '-np', str(p * q), shutil.which('hpcc') or 'hpcc']
+    env = dict(os.environ, OMP_NUM_THREADS='1', OMPI_ALLOW_RUN_AS_ROOT='1',
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
+    subprocess.run(cmd, cwd=d, check=True, capture_output=True, env=env)
+    return parser((d / 'hpccoutf.txt').read_text()), ' '.join(cmd)
+
+
+def main(repeats=1):
+    rows = []
+    with tempfile.TemporaryDirectory(prefix='mdxbench-fidelity-') as tmp:
+        tmp = pathlib.Path(tmp)
+        checks, direct = {}, {}
+        for i in range(repeats):
+            for name, vals in run_checks(tmp / f'run{i}').items():
+                for k, v in vals.items():
+                    checks.setdefault(name, {}).setdefault(k, []).append(v)
+
+            for name, (_, parser) in CASES.items():
+                meta = checks[name]['meta'][-1]
+                res, cmd = run_direct(meta, parser, tmp)
+                for k, v in res.items():
+                    direct.setdefault(name, {}).setdefault(k, []).append(v)
+
+        for name, (vars_, _) in CASES.items():
+            for var in vars_:
+                c = statistics.median(checks[name][var])
+                d = statistics.median(direct[name][var])
+                rows.append((name, var, c, d, c / d))
+                print(f'{name} {var}: check runs {checks[name][var]}, direct runs '
+                      f'{direct[name][var]}', file=sys.stderr)
+
+    print(f'{"check":<12} {"perf var":<10} {"check (Slurm)":>14} {"direct run":>12} '
+          f'{"ratio":>7}  target |1-ratio| <= {TARGET:.0%}')
+    ok = True
+    for name, var, c, d, r in rows:
+        hit = abs(1 - r) <= TARGET
+        ok &= hit
+        print(f'{name:<12} {var:<10} {c:>14.2f} {d:>12.2f} {r:>7.3f}  {"met" if hit else "MISSED"}')
+
+    print(f'baseline: the direct mpirun runs of the same binary and input in this run; '
+          f'medians of {repeats} repeat(s)')
+    return 0 if ok else 1
