@@ -25,6 +25,7 @@ from reframe.core.builtins import (loggable, performance_function, run_after,
 from reframe.core.exceptions import SanityError
 
 from mdxbench import REPO_ROOT, perflog, references
+from mdxbench.provenance import binary_provenance
 from mdxbench.parsers import ParseError, PartialResult
 
 
@@ -197,6 +198,7 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
             'bench': self.bench_name,
             'bench_version': self.results.get('version', 'unknown') if self.results else 'unknown',
             'bench_path': self.bench_path,
+            'binary': binary_provenance(self.bench_path),
             'command': self.command_line() if self.job else '',
             'num_tasks': self.num_tasks,
             'num_cpus_per_task': self.num_cpus_per_task,

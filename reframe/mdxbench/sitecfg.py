@@ -284,6 +284,22 @@ def _fill_detected(part, file, i):
             part['extras']['facts'] = facts
 
 
+def spack_environ(sysdef, template):
+    '''The ReFrame environment `spack` of one system: its Spack environment's view first on
+    PATH (binaries), LD_LIBRARY_PATH and MANPATH.'''
+    env = sysdef.pop('spack_environment', sysdef['name'])
+    view = template.get('view', '').replace('@ENV@', env)
+    return {
+        'name': 'spack',
+        'target_systems': [sysdef['name']],
+        'cc': 'cc', 'cxx': 'c++', 'ftn': 'gfortran',
+        'env_vars': [['PATH', f'{view}/bin:$PATH'],
+                     ['LD_LIBRARY_PATH', f'{view}/lib:{view}/lib64:$LD_LIBRARY_PATH'],
+                     ['MANPATH', f'{view}/share/man:$MANPATH']],
+        'extras': {'spack_env': str(REPO_ROOT / 'spack' / env), 'spack_view': view},
+    }
+
+
 def system_files(site_dir):
     return sorted(pathlib.Path(site_dir, 'systems').glob('*.yaml'))
 
@@ -302,7 +318,9 @@ def build_config(site_dir, selected=None, env=None):
     common_file = site_dir / 'common.yaml'
     common = load_yaml(common_file)
     common = expand(common, file=common_file, env=env)
-    env_names = {e['name'] for e in common.get('environments', [])}
+    env_names = {e['name'] for e in common.get('environments', [])} | {'spack'}
+    spack_tmpl = common.pop('spack_environ', {})
+    spack_environs = []
     files = system_files(site_dir)
     names = [f.stem for f in files]
     if selected is not None and selected not in names:
@@ -315,6 +333,12 @@ def build_config(site_dir, selected=None, env=None):
     for f in files:
         raw = load_yaml(f)
         sysdef = expand(raw, file=f, env=env, strict=(f.stem == selected))
+        environ = spack_environ(sysdef, spack_tmpl)
+        spack_environs.append(environ)
+        if sysdef['name'] == 'local' and os.path.isdir(environ['extras']['spack_view']):
+            for part in sysdef['partitions']:
+                part['environs'] = list(part['environs']) + ['spack']
+
         _check_system(sysdef, f, env_names)
         for i, part in enumerate(sysdef['partitions']):
             _fill_detected(part, f, i)
@@ -325,6 +349,7 @@ def build_config(site_dir, selected=None, env=None):
     # `local` (whose hostnames match anything by default) goes last.
     systems.sort(key=lambda s: (s['name'] == 'local', s['name']))
     config = {k: v for k, v in common.items() if k != 'perflog'}
+    config['environments'] = list(common.get('environments', [])) + spack_environs
     config['systems'] = systems
     plog = common.get('perflog', {})
     config['logging'] = [{

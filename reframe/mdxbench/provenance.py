@@ -1,0 +1,51 @@
+'''Where a benchmark binary comes from: the Spack spec and hash of the package that
+installed it (its prefix holds .spack/spec.json), or the Debian package that owns it.'''
+import functools
+import json
+import os
+import pathlib
+import subprocess
+
+
+@functools.lru_cache(maxsize=None)
+def binary_provenance(path):
+    '''``{'source': 'spack', 'spack_spec': ..., 'spack_hash': ...}``, or
+    ``{'source': 'debian', 'debian_package': 'fio 3.33-3'}``, or ``{'source': 'unknown'}``.'''
+    if not path:
+        return {'source': 'unknown'}
+
+    real = pathlib.Path(os.path.realpath(path))
+    for parent in real.parents:
+        spec_file = parent / '.spack' / 'spec.json'
+        if spec_file.is_file():
+            try:
+                nodes = json.loads(spec_file.read_text())['spec']['nodes']
+                root = nodes[0]
+                variants = ' '.join(
+                    (f'+{k}' if v is True else f'~{k}' if v is False else f'{k}={v}')
+                    for k, v in sorted((root.get('parameters') or {}).items())
+                    if k not in ('cflags', 'cxxflags', 'fflags', 'cppflags', 'ldflags', 'ldlibs')
+                    and not isinstance(v, list))
+                return {'source': 'spack', 'spack_hash': root.get('hash', ''),
+                        'spack_spec': f"{root['name']}@{root['version']} {variants}".strip(),
+                        'spack_prefix': str(parent)}
+            except (OSError, KeyError, IndexError, ValueError) as err:
+                return {'source': 'spack', 'spack_error': f'{spec_file}: {err}'}
+
+    try:
+        owner = subprocess.run(['dpkg-query', '-S', str(real)], capture_output=True,
+                               text=True, timeout=30)
+        if owner.returncode != 0 and str(real).startswith('/usr/'):
+            # merged /usr: dpkg knows /bin/x as the owner's path
+            owner = subprocess.run(['dpkg-query', '-S', str(real).removeprefix('/usr')],
+                                   capture_output=True, text=True, timeout=30)
+
+        if owner.returncode == 0:
+            pkg = owner.stdout.split(':')[0].split(',')[0].strip()
+            ver = subprocess.run(['dpkg-query', '-W', '-f=${Version}', pkg],
+                                 capture_output=True, text=True, timeout=30).stdout.strip()
+            return {'source': 'debian', 'debian_package': f'{pkg} {ver}'}
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+    return {'source': 'unknown', 'path': str(real)}

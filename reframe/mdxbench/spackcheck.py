@@ -1,0 +1,363 @@
+'''Offline validation of the Spack environments in ``spack/`` against an index of Spack's
+builtin packages (``../shared/spack/builtin-index.json``: versions and variants of every
+package), without Spack: every ``include:`` resolves, every spec names a package that
+exists, a pinned version that exists, and variants that exist with legal values. Errors
+name the file, the spec and the closest valid names.
+
+    python -m mdxbench.spackcheck [--index FILE] [ENV_DIR ...]
+'''
+import argparse
+import difflib
+import json
+import pathlib
+import re
+import shlex
+import sys
+
+import yaml
+
+from mdxbench import REPO_ROOT
+
+DEFAULT_INDEX = REPO_ROOT.parent / 'shared' / 'spack' / 'builtin-index.json'
+
+#: Virtual packages (provided by others) that may appear where a package name does
+VIRTUALS = {'mpi', 'blas', 'lapack', 'scalapack', 'c', 'cxx', 'fortran', 'fftw-api',
+            'pkgconfig', 'java', 'golang', 'rust', 'libllvm', 'yacc', 'awk', 'tbb',
+            'sycl', 'opencl', 'gl', 'glu', 'jpeg', 'uuid', 'iconv', 'elf', 'unwind',
+            'zlib-api', 'libc'}
+
+#: Compiler names Spack accepts after % that are not package names
+COMPILER_ALIASES = {'oneapi': 'intel-oneapi-compilers', 'intel': 'intel-oneapi-compilers-classic',
+                    'clang': 'llvm', 'dpcpp': 'intel-oneapi-compilers', 'nvhpc': 'nvhpc',
+                    'aocc': 'aocc', 'gcc': 'gcc'}
+
+FLAGS = {'cflags', 'cxxflags', 'fflags', 'cppflags', 'ldflags', 'ldlibs'}
+ARCH_KEYS = {'target', 'os', 'platform', 'arch', 'namespace', 'dev_path', 'commit'}
+
+
+class Index:
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        self.packages = json.loads(self.path.read_text())['packages']
+
+    def closest(self, name, choices, n=3):
+        return difflib.get_close_matches(name, list(choices), n=n, cutoff=0.5)
+
+
+def _hint(close):
+    return f' (closest: {", ".join(close)})' if close else ''
+
+
+def parse_spec(text):
+    '''Split a spec string into nodes: [{'name', 'version', 'variants': [(name, value)],
+    'kind': 'root'|'dep'|'compiler'}]. Values: True/False for +/~, a string for k=v.'''
+    try:
+        tokens = shlex.split(text)
+    except ValueError as err:
+        raise ValueError(f'unbalanced quotes ({err})') from None
+
+    nodes = []
+    cur = None
+
+    def new(kind, tok):
+        m = re.fullmatch(r'([A-Za-z0-9_.-]*)(?:@(.+))?', tok)
+        if not m:
+            raise ValueError(f'cannot read package name in {tok!r}')
+
+        node = {'name': m.group(1), 'version': m.group(2), 'variants': [], 'kind': kind}
+        nodes.append(node)
+        return node
+
+    for tok in tokens:
+        while tok:
+            if tok.startswith('^'):
+                tok = tok[1:]
+                if not tok:
+                    break
+
+                cur = new('dep', re.split(r'(?=[+~%])', tok, maxsplit=1)[0])
+                tok = tok[len(re.split(r'(?=[+~%])', tok, maxsplit=1)[0]):]
+            elif tok.startswith('%'):
+                body = tok[1:]
+                name = re.split(r'(?=[+~^])', body, maxsplit=1)[0]
+                node = new('compiler', name)
+                tok = body[len(name):]
+            elif tok[0] in '+~':
+                if cur is None:
+                    cur = new('root', '')  # anonymous spec: a constraint on any package
+
+                m = re.match(r'(\+\+|~~|\+|~)([A-Za-z0-9_-]+)', tok)
+                if not m:
+                    raise ValueError(f'cannot read variant in {tok!r}')
+
+                cur['variants'].append((m.group(2), m.group(1)[0] == '+'))
+                tok = tok[m.end():]
+            elif '=' in tok:
+                k, _, v = tok.partition('=')
+                v = v.lstrip('=')
+                if cur is None:
+                    cur = new('root', '')
+
+                cur['variants'].append((k, v))
+                tok = ''
+            elif tok.startswith('@'):
+                if cur is None:
+                    cur = new('root', '')
+
+                cur['version'] = tok[1:]
+                tok = ''
+            else:
+                name = re.split(r'(?=[+~%^])', tok, maxsplit=1)[0]
+                if cur is None or cur['name'] == '':
+                    if cur is not None and cur['name'] == '':
+                        nodes.remove(cur)
+
+                    cur = new('root', name)
+                else:
+                    raise ValueError(f'unexpected {tok!r} (a second package name?)')
+
+                tok = tok[len(name):]
+
+    return [n for n in nodes if n['name'] or n['variants'] or n['version']]
+
+
+def _version_ok(want, versions):
+    if want is None:
+        return True
+
+    want = want.lstrip('=')
+    parts = [p for p in re.split(r'[:,]', want) if p]
+    return all(any(v == p or v.startswith(p + '.') or v.startswith(p + '-') for v in versions)
+               for p in parts)
+
+
+class Validator:
+    def __init__(self, index):
+        self.index = index
+        self.errors = []
+
+    def err(self, where, msg):
+        self.errors.append(f'{where}: {msg}')
+
+    def check_name(self, where, name, what='package'):
+        if name in self.index.packages or name in VIRTUALS:
+            return True
+
+        self.err(where, f'no {what} {name!r} in Spack\'s builtin repository'
+                 + _hint(self.index.closest(name, self.index.packages)))
+        return False
+
+    def check_spec(self, where, text, *, versions=True):
+        try:
+            nodes = parse_spec(text)
+        except ValueError as err:
+            self.err(where, f'spec {text!r}: {err}')
+            return
+
+        for node in nodes:
+            name = node['name']
+            if node['kind'] == 'compiler':
+                name = COMPILER_ALIASES.get(name, name)
+
+            if not name:
+                continue   # anonymous constraint (e.g. target=...)
+
+            w = f'{where}: spec {text!r}'
+            if not self.check_name(w, name):
+                continue
+
+            pkg = self.index.packages.get(name)
+            if pkg is None:
+                continue   # a virtual
+
+            if versions and not _version_ok(node['version'], pkg['versions']):
+                self.err(w, f'{name} has no version {node["version"]!r} (has: '
+                         f'{", ".join(pkg["versions"][:8])}...)')
+
+            for vname, value in node['variants']:
+                self.check_variant(w, name, pkg, vname, value)
+
+    def check_variant(self, where, name, pkg, vname, value):
+        if vname in FLAGS or vname in ARCH_KEYS:
+            return
+
+        variants = pkg.get('variants', {})
+        if vname not in variants:
+            self.err(where, f'{name} has no variant {vname!r}' + _hint(self.index.closest(vname, variants)))
+            return
+
+        v = variants[vname]
+        default, values = v.get('default'), v.get('values')
+        if isinstance(value, bool):
+            if not isinstance(default, bool) and values not in (None, [True, False]):
+                self.err(where, f'{name} variant {vname!r} is not boolean: use {vname}=VALUE'
+                         + (f' (values: {", ".join(map(str, values))})' if isinstance(values, list) else ''))
+            return
+
+        if isinstance(default, bool) and values is None:
+            if value.lower() not in ('true', 'false'):
+                self.err(where, f'{name} variant {vname!r} is boolean, got {value!r}')
+            return
+
+        if isinstance(values, list):
+            legal = [str(x) for x in values]
+            for part in value.split(','):
+                if part not in legal:
+                    self.err(where, f'{name} variant {vname}={part!r} is not legal (values: '
+                             f'{", ".join(legal)})' + _hint(self.index.closest(part, legal)))
+
+    # --- files -------------------------------------------------------------------------
+    def load(self, path):
+        try:
+            data = yaml.safe_load(path.read_text())
+        except FileNotFoundError:
+            self.err(str(path), 'file not found')
+            return None
+        except yaml.YAMLError as err:
+            mark = getattr(err, 'problem_mark', None)
+            self.err(f'{path}' + (f':{mark.line + 1}' if mark else ''), f'invalid YAML: {err}')
+            return None
+
+        return data or {}
+
+    def config_files(self, env_dir):
+        '''The environment's spack.yaml and every file its include: list names.'''
+        manifest = env_dir / 'spack.yaml'
+        data = self.load(manifest)
+        if data is None:
+            return []
+
+        if 'spack' not in data:
+            self.err(str(manifest), "no top-level 'spack' key")
+            return []
+
+        files = [(manifest, data['spack'])]
+        for i, inc in enumerate(data['spack'].get('include', []) or []):
+            path, optional = (inc, False) if isinstance(inc, str) else \
+                (inc.get('path'), inc.get('optional', False))
+            if not path or '://' in str(path) or '$' in str(path):
+                self.err(f'{manifest}: include[{i}]', f'{path!r}: only relative or absolute '
+                         'local paths can be validated offline')
+                continue
+
+            target = (env_dir / path).resolve()
+            if target.is_dir():
+                for f in sorted(target.glob('*.yaml')):
+                    d = self.load(f)
+                    if d is not None:
+                        files.append((f, d))
+            elif target.is_file():
+                d = self.load(target)
+                if d is not None:
+                    files.append((target, d))
+            elif not optional:
+                self.err(f'{manifest}: include[{i}]', f'{path!r} does not exist ({target})')
+
+        return files
+
+    def validate_env(self, env_dir):
+        env_dir = pathlib.Path(env_dir)
+        files = self.config_files(env_dir)
+        definitions = {}
+        for f, data in files:
+            for j, entry in enumerate(data.get('definitions', []) or []):
+                for name, specs in entry.items():
+                    if name == 'when':
+                        continue
+
+                    definitions.setdefault(name, [])
+                    for k, spec in enumerate(specs or []):
+                        where = f'{f}: definitions[{j}].{name}[{k}]'
+                        self._spec_item(where, spec, definitions, out=definitions[name])
+
+        for f, data in files:
+            for k, spec in enumerate(data.get('specs', []) or []):
+                self._spec_item(f'{f}: specs[{k}]', spec, definitions, out=None)
+
+            self.validate_packages(f, data.get('packages', {}) or {})
+
+        return self.errors
+
+    def _spec_item(self, where, spec, definitions, out):
+        if isinstance(spec, dict):
+            for m, row in enumerate(spec.get('matrix', [])):
+                for n, s in enumerate(row):
+                    self._spec_item(f'{where}.matrix[{m}][{n}]', s, definitions, out)
+            return
+
+        spec = str(spec)
+        if spec.startswith('$'):
+            ref = spec[1:].lstrip('^%')
+            if ref not in definitions:
+                self.err(where, f'{spec!r}: no definition named {ref!r}'
+                         + _hint(self.index.closest(ref, definitions)))
+            return
+
+        self.check_spec(where, spec)
+        if out is not None:
+            out.append(spec)
+
+    def validate_packages(self, f, packages):
+        for name, conf in packages.items():
+            where = f'{f}: packages.{name}'
+            if name != 'all' and not self.check_name(where, name):
+                continue
+
+            conf = conf or {}
+            for key in ('require', 'prefer', 'conflict'):
+                items = conf.get(key, [])
+                items = [items] if isinstance(items, str) else items
+                for i, item in enumerate(items):
+                    specs = [item] if isinstance(item, str) else \
+                        (item.get('one_of') or item.get('any_of') or [item.get('spec', '')])
+                    for s in specs:
+                        first = s.split()[0] if s.split() else ''
+                        named = re.match(r'^[A-Za-z0-9_-]+(@\S*)?$', first) is not None
+                        if not (name == 'all' or name in VIRTUALS or named):
+                            s = f'{name} {s}'   # a constraint on this package itself
+
+                        self.check_spec(f'{where}.{key}[{i}]', s)
+
+            for i, ext in enumerate(conf.get('externals', []) or []):
+                spec = ext.get('spec', '')
+                if not spec.split('@')[0].split()[0] == name:
+                    self.err(f'{where}.externals[{i}]', f'spec {spec!r} is not of package {name!r}')
+
+                self.check_spec(f'{where}.externals[{i}]', spec, versions=False)
+                if 'prefix' not in ext and 'modules' not in ext:
+                    self.err(f'{where}.externals[{i}]', 'an external needs a prefix or modules')
+
+
+def validate(env_dirs, index_path=DEFAULT_INDEX):
+    v = Validator(Index(index_path))
+    for d in env_dirs:
+        v.validate_env(d)
+
+    return v.errors
+
+
+def environment_dirs(spack_dir=None):
+    spack_dir = pathlib.Path(spack_dir or REPO_ROOT / 'spack')
+    return sorted(p for p in spack_dir.iterdir() if (p / 'spack.yaml').is_file())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--index', default=str(DEFAULT_INDEX))
+    ap.add_argument('envs', nargs='*')
+    args = ap.parse_args(argv)
+    if not pathlib.Path(args.index).exists():
+        print(f'mdxbench spackcheck: no index at {args.index}', file=sys.stderr)
+        return 2
+
+    envs = args.envs or environment_dirs()
+    errors = validate(envs, args.index)
+    for e in errors:
+        print(e)
+
+    print(f'{len(envs)} environment(s), {len(errors)} error(s)')
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

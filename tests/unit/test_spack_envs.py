@@ -1,0 +1,121 @@
+'''The Spack environments of spack/, validated offline against Spack's builtin package
+index (../shared/spack/builtin-index.json), and concretized when spack is on PATH.'''
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from mdxbench import sitecfg, spackcheck
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SPACK = ROOT / 'spack'
+INDEX = spackcheck.DEFAULT_INDEX
+
+
+@pytest.fixture(scope='module')
+def index():
+    if not INDEX.exists():
+        pytest.skip(f'{INDEX} is absent: the offline Spack index is only in ../shared '
+                    '(CI and developer checkouts), not in a user\'s clone')
+
+    return INDEX
+
+
+def test_every_environment_validates(index):
+    envs = spackcheck.environment_dirs(SPACK)
+    assert {e.name for e in envs} == {'local', 'mdx2', 'laurel', 'aws-pcluster'}
+    assert spackcheck.validate(envs, index) == []
+
+
+def test_every_system_has_an_environment_and_back():
+    systems = {f.stem for f in sitecfg.system_files(ROOT / 'site-configs')}
+    envs = {e.name for e in spackcheck.environment_dirs(SPACK)}
+    assert systems == envs
+
+
+def test_the_papers_benchmarks_are_in_every_environment(index):
+    v = spackcheck.Validator(spackcheck.Index(index))
+    for env in spackcheck.environment_dirs(SPACK):
+        specs = []
+        for f, data in v.config_files(env):
+            specs += [str(s) for s in data.get('specs', [])]
+            for entry in data.get('definitions', []) or []:
+                for name, lst in entry.items():
+                    if name != 'when' and f'${name}' in open(env / 'spack.yaml').read():
+                        specs += [str(s) for s in lst]
+
+        names = {spackcheck.parse_spec(s)[0]['name'] for s in specs if not s.startswith('$')}
+        for pkg in ('fio', 'iperf3', 'netperf', 'osu-micro-benchmarks', 'ior', 'hpcc', 'babelstream'):
+            assert pkg in names, (env.name, pkg)
+
+    assert v.errors == []
+
+
+def _copy(tmp_path):
+    dst = tmp_path / 'spack'
+    shutil.copytree(SPACK, dst, ignore=shutil.ignore_patterns('.spack-env'))
+    return dst
+
+
+@pytest.mark.parametrize('old,new,message', [
+    ('fio@3.37 +libaio', 'fio@3.37 +libaoi', "fio has no variant 'libaoi' (closest: libaio)"),
+    ('netperf@2.7.0', 'netperf@2.7.9', "netperf has no version '2.7.9'"),
+    ('iperf3@3.17.1', 'iperf@3.17.1', "no package 'iperf'"),
+    ('threads=openmp\n', 'threads=omp\n', "intel-oneapi-mkl variant threads='omp' is not legal"),
+    ('py-dask@2026.3.0 +dataframe', 'py-dask@2026.3.0 dataframe=yes', "variant 'dataframe' is boolean"),
+    ('%oneapi', '%oneapy', "no package 'oneapy'"),
+])
+def test_injected_spec_errors_are_caught(index, tmp_path, old, new, message):
+    spack = _copy(tmp_path)
+    f = spack / 'common' / 'definitions.yaml'
+    text = f.read_text()
+    assert old in text
+    f.write_text(text.replace(old, new, 1))
+    errors = spackcheck.validate(spackcheck.environment_dirs(spack), index)
+    assert errors and all(str(f) in e for e in errors), errors
+    assert any(message in e for e in errors), errors
+
+
+def test_missing_include_and_definition(index, tmp_path):
+    spack = _copy(tmp_path)
+    m = spack / 'mdx2' / 'spack.yaml'
+    m.write_text(m.read_text().replace('- site.yaml', '- sites.yaml').replace('$intel', '$intl'))
+    errors = spackcheck.validate([spack / 'mdx2'], index)
+    assert any("include[1]: 'sites.yaml' does not exist" in e for e in errors), errors
+    assert any("no definition named 'intl' (closest: intel)" in e for e in errors), errors
+
+
+def test_broken_yaml_names_the_line(index, tmp_path):
+    spack = _copy(tmp_path)
+    (spack / 'laurel' / 'site.yaml').write_text('packages:\n  slurm: [\n')
+    errors = spackcheck.validate([spack / 'laurel'], index)
+    assert any('site.yaml:' in e and 'invalid YAML' in e for e in errors), errors
+
+
+def test_external_of_the_wrong_package(index, tmp_path):
+    spack = _copy(tmp_path)
+    f = spack / 'aws-pcluster' / 'site.yaml'
+    f.write_text(f.read_text().replace('spec: libfabric@1.22.0', 'spec: libfabrik@1.22.0'))
+    errors = spackcheck.validate([spack / 'aws-pcluster'], index)
+    assert any("is not of package 'libfabric'" in e for e in errors), errors
+
+
+@pytest.mark.skipif(shutil.which('spack') is None,
+                    reason='spack is not on PATH (not installable here): concretization is '
+                           'tested where Spack exists')
+@pytest.mark.parametrize('env', ['local', 'mdx2', 'laurel', 'aws-pcluster'])
+def test_environment_concretizes(env):
+    res = subprocess.run(['spack', '-e', str(SPACK / env), 'concretize', '--fresh'],
+                         capture_output=True, text=True, timeout=3600)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+
+
+def test_spack_build_script_refuses_unknown_system_and_missing_spack():
+    res = subprocess.run(['bash', str(ROOT / 'ci' / 'spack-build.sh'), 'nosuch'],
+                         capture_output=True, text=True)
+    assert res.returncode != 0 and "no Spack environment for system 'nosuch'" in res.stderr
+    if shutil.which('spack') is None:
+        res = subprocess.run(['bash', str(ROOT / 'ci' / 'spack-build.sh'), 'mdx2'],
+                             capture_output=True, text=True)
+        assert res.returncode != 0 and 'spack is not on PATH' in res.stderr
