@@ -2,11 +2,18 @@
 # nodes, as in the mdx II paper (sec. 3.2.3): iperf3 with zero copy and 1..16 parallel
 # streams; netperf TCP_RR round trips; sockperf ping-pong where netperf is absent.
 # Every run records the client NIC's queue counts (virtio-net multiqueue on or off).
-import reframe as rfm
-from reframe.core.builtins import parameter, variable
+import os
 
-from mdxbench.netbase import ClientServerTest
-from mdxbench.parsers import iperf3, netperf, sockperf
+import reframe as rfm
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+import mdxbench
+from mdxbench.base import MdxBenchTest
+from mdxbench.netbase import ClientServerTest, partition_nodes
+from mdxbench.parsers import iperf3, netperf, nic, sockperf
+
+PAIRS_SCRIPT = os.path.join(os.path.dirname(mdxbench.__file__), 'scripts', 'iperf3-pairs.sh')
 
 
 @rfm.simple_test
@@ -65,3 +72,41 @@ class SockperfPingPong(ClientServerTest):
 
     def client_options(self):
         return ['ping-pong', '--tcp', '-i', '$server_ip', '-p', '$port', '-t', str(self.duration)]
+
+
+@rfm.simple_test
+class Iperf3Aggregate(MdxBenchTest):
+    descr = 'iperf3 aggregate throughput of N simultaneous node pairs, 16 streams each'
+    tags = {'network'}
+    bench_name = 'iperf3'
+    bench_binary = 'iperf3'
+    parser = staticmethod(iperf3.parse_pairs)
+    pairs = parameter([1, 2, 4])
+    streams = variable(int, value=16)
+    duration = variable(int, value=10)
+    perf_table = {'aggregate': ('aggregate_gbps', 'Gbit/s'),
+                  'min_pair': ('min_pair_gbps', 'Gbit/s')}
+
+    @run_after('setup')
+    def require_nodes(self):
+        have = partition_nodes(self.current_partition)
+        self.skip_if(have is not None and have < 2 * self.pairs,
+                     f'{self.current_system.name}:{self.current_partition.name} has {have} '
+                     f'node(s); {self.pairs} pair(s) need {2 * self.pairs}')
+
+    @run_before('run')
+    def set_job(self):
+        self.num_tasks = 2 * self.pairs
+        self.num_tasks_per_node = 1
+        self.job.launcher = getlauncher('local')()   # the script starts its own job steps
+        self.executable = PAIRS_SCRIPT
+        self.executable_opts = [str(self.pairs), str(self.streams), str(self.duration),
+                                '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))', self.bench_path]
+
+    def derive(self, results):
+        with open(self.output_path) as fp:
+            info = nic.parse(fp.read())
+
+        self.mdx_extra = dict(self.mdx_extra, per_pair_gbps=results['per_pair_gbps'],
+                              nic_dev=info['dev'], multiqueue=info['multiqueue'],
+                              nic_rx_queues=info['rx_queues'], nic_tx_queues=info['tx_queues'])

@@ -69,3 +69,21 @@ def test_sockperf_refused_and_truncated(fixture_text):
     banner = text.splitlines()[0]
     with pytest.raises(ParseError, match='Connection refused'):
         sockperf.parse(banner + '\nsockperf: ERROR: Can`t connect socket (errno=111 Connection refused)\n')
+
+
+def test_iperf3_pairs_aggregate(fixture_text):
+    '''What iperf3-pairs.sh prints: each client's real JSON after its marker line.'''
+    a = fixture_text('iperf3/iperf3-3.12-loopback-Z-P1.json')
+    b = fixture_text('iperf3/iperf3-3.12-loopback-Z-P4.json')
+    text = ('mdxbench-nic: dev=lo address=127.0.0.1 rx_queues=1 tx_queues=1 combined=n/a\n'
+            f'### mdxbench iperf3 pair 0\n{a}\n### mdxbench iperf3 pair 1\n{b}\n')
+    r = iperf3.parse_pairs(text)
+    ra, rb = iperf3.parse(a), iperf3.parse(b)
+    assert r['pairs'] == 2
+    assert r['aggregate_gbps'] == pytest.approx(ra['received_gbps'] + rb['received_gbps'])
+    assert r['min_pair_gbps'] == pytest.approx(min(ra['received_gbps'], rb['received_gbps']))
+    with pytest.raises(ParseError, match='truncated'):
+        iperf3.parse_pairs(text[:-200])
+
+    with pytest.raises(ParseError, match='clients did not run'):
+        iperf3.parse_pairs('mdxbench-nic: dev=lo\n')

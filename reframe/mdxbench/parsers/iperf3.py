@@ -33,3 +33,17 @@ def parse(text):
         }
     except (KeyError, TypeError, ValueError) as err:
         raise ParseError(f'iperf3 JSON lacks {err}') from None
+
+
+def parse_pairs(text):
+    '''Several clients' JSON, each after "### mdxbench iperf3 pair I": the aggregate.'''
+    import re
+
+    parts = re.split(r'^### mdxbench iperf3 pair (\d+)\s*$', text or '', flags=re.M)
+    require(len(parts) >= 3, 'no "### mdxbench iperf3 pair" section: the clients did not run')
+    pairs = [parse(parts[k + 1]) for k in range(1, len(parts), 2)]
+    versions = {p['version'] for p in pairs}
+    return {'version': ','.join(sorted(versions)), 'pairs': len(pairs),
+            'aggregate_gbps': sum(p['received_gbps'] for p in pairs),
+            'per_pair_gbps': [p['received_gbps'] for p in pairs],
+            'min_pair_gbps': min(p['received_gbps'] for p in pairs)}
