@@ -75,8 +75,9 @@ def main(repeats=1):
 
         for name, (vars_, _) in CASES.items():
             for var in vars_:
-                c = statistics.median(checks[name][var])
-                d = statistics.median(direct[name][var])
+                # best of the repeats, as STREAM and HPL themselves report their best time
+                c = max(checks[name][var])
+                d = max(direct[name][var])
                 rows.append((name, var, c, d, c / d))
                 print(f'{name} {var}: check runs {checks[name][var]}, direct runs '
                       f'{direct[name][var]}', file=sys.stderr)
@@ -90,5 +91,5 @@ def main(repeats=1):
         print(f'{name:<12} {var:<10} {c:>14.2f} {d:>12.2f} {r:>7.3f}  {"met" if hit else "MISSED"}')
 
     print(f'baseline: the direct mpirun runs of the same binary and input in this run; '
-          f'medians of {repeats} repeat(s)')
+          f'best of {repeats} interleaved repeat(s) each')
     return 0 if ok else 1
