@@ -2,7 +2,10 @@
 
     mdxbench ingest [PATH ...]     perflogs -> Elasticsearch (lossless, idempotent)
     mdxbench summary [PATH ...]    table of perflog records, and the Elasticsearch count
+    mdxbench regress [PATH ...]    regressions against a baseline (exit 1 when any)
+    mdxbench event add|list        system events to cut the baseline at
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
+    mdxbench bench ingest|regress  speed and memory of ingest and of the regression scan
 '''
 import argparse
 import os
@@ -105,6 +108,74 @@ def cmd_summary(args):
     return rc
 
 
+def _source(args):
+    if args.from_es:
+        return 'es'
+
+    if args.parquet:
+        return args.parquet
+
+    return [str(p) for p in _paths(args)]
+
+
+def cmd_regress(args):
+    import datetime as dt
+    import json as _json
+
+    from mdxpost import events, records, regress
+
+    client = esclient.make_client(url=args.es_url) if args.from_es else None
+    errors = []
+    df = records.load(_source(args), client, esclient.index_prefix(), errors)
+    for e in errors:
+        print(e, file=sys.stderr)
+
+    cut = None
+    if args.since_event:
+        cut = events.cut_for(args.since_event)
+    elif args.since:
+        cut = dt.datetime.fromisoformat(args.since)
+        if cut.tzinfo is None:
+            raise ValueError(f'--since {args.since!r} needs a time zone (e.g. +00:00)')
+
+    table = regress.compare(df, cut, baseline_runs=args.baseline_runs,
+                            latest_runs=args.latest_runs, min_effect=args.min_effect, z=args.z)
+    print(regress.render(table, only_changes=not args.all))
+    counts = {v: table.filter(table['verdict'] == v).height
+              for v in ('regression', 'improvement', 'unchanged', 'no-baseline', 'no-latest')}
+    print('\n' + ', '.join(f'{k} {v}' for k, v in counts.items()))
+    if args.json:
+        pathlib.Path(args.json).write_text(_json.dumps(table.to_dicts(), default=str, indent=1))
+
+    return 1 if counts['regression'] else 0
+
+
+def cmd_event(args):
+    from mdxpost import events
+
+    if args.action == 'add':
+        ev = events.add(args.system, args.name, args.time, args.partition, args.note)
+        print(f"event {ev['name']!r} on {ev['system']} at {ev['time']} recorded in "
+              f"{events.events_file()}")
+    else:
+        for ev in events.load():
+            print(f"{ev['time']}  {ev['system']:<14} {ev['name']}"
+                  + (f"  ({ev['note']})" if ev.get('note') else ''))
+
+    return 0
+
+
+def cmd_bench(args):
+    from mdxpost import bench
+
+    if args.what == 'ingest':
+        return bench.bench_ingest(args.records or 100000, args.sample,
+                                  args.es_url or os.environ.get('MDXBENCH_ES_URL')
+                                  or esclient.DEFAULT_URL)
+
+    return bench.bench_regress(args.records or 1000000)
+
+
 def cmd_fidelity(args):
     from mdxpost import fidelity
 
@@ -137,6 +208,38 @@ def build_parser():
     p.add_argument('--require-records', action='store_true',
                    help='fail when no record is shown')
     p.set_defaults(fn=cmd_summary)
+    p = sub.add_parser('regress', help='regressions and improvements against a baseline')
+    p.add_argument('paths', nargs='*', help='perflog files or directories (default: the perflog dir)')
+    p.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
+    p.add_argument('--parquet', help='read the records from a Parquet export')
+    p.add_argument('--es-url')
+    g = p.add_mutually_exclusive_group()
+    g.add_argument('--since-event', metavar='NAME', help='cut at the event of that name (per system)')
+    g.add_argument('--since', metavar='TIME', help='cut at this ISO time')
+    p.add_argument('--baseline-runs', type=int, default=10)
+    p.add_argument('--latest-runs', type=int, default=3)
+    p.add_argument('--min-effect', type=float, default=0.05, help='relative change (0.05 = 5%%)')
+    p.add_argument('--z', type=float, default=3.0, help='robust z-score threshold')
+    p.add_argument('--all', action='store_true', help='show unchanged series too')
+    p.add_argument('--json', help='write the whole table as JSON here')
+    p.set_defaults(fn=cmd_regress)
+    p = sub.add_parser('event', help='record or list system events (kernel, BIOS, flavor...)')
+    esub = p.add_subparsers(dest='action', required=True)
+    pa = esub.add_parser('add')
+    pa.add_argument('system')
+    pa.add_argument('name')
+    pa.add_argument('--time', help='ISO time with zone (default: now)')
+    pa.add_argument('--partition')
+    pa.add_argument('--note')
+    esub.add_parser('list')
+    p.set_defaults(fn=cmd_event)
+    p = sub.add_parser('bench', help='benchmarks of mdxbench itself (ingest, regress)')
+    p.add_argument('what', choices=['ingest', 'regress'])
+    p.add_argument('--records', type=int)
+    p.add_argument('--sample', type=int, default=5000,
+                   help='records sent one per request for the baseline rate')
+    p.add_argument('--es-url')
+    p.set_defaults(fn=cmd_bench)
     p = sub.add_parser('fidelity', help='checks beside hand-tuned direct runs (benchmark)')
     p.add_argument('--repeats', type=int, default=1)
     p.set_defaults(fn=cmd_fidelity)
@@ -150,7 +253,7 @@ def main(argv=None):
     except esclient.ConfigError as err:
         print(f'mdxbench: configuration: {err}', file=sys.stderr)
         return EXIT_USAGE
-    except FileNotFoundError as err:
+    except (FileNotFoundError, ValueError) as err:
         print(f'mdxbench: {err}', file=sys.stderr)
         return EXIT_USAGE
     except Exception as err:

@@ -1,0 +1,176 @@
+'''Benchmarks of mdxbench's own code (figures printed, not timed tests).
+
+    mdxbench bench ingest [--records 100000] [--sample 5000]
+        mdxbench ingest (_bulk, 1000 per request) vs one HTTP request per record (what
+        ReFrame's httpjson handler does), against the same local Elasticsearch, in one run.
+        Target: bulk at least 20x the per-record rate.
+    mdxbench bench regress [--records 1000000]
+        regression scan (Polars) over 1,000,000 stored records, wall time and peak memory,
+        vs a pure-Python row loop over the same records. Targets: <= 10 s, <= 2 GiB.
+
+The perflog archive is the captured real perflog line of tests/fixtures replicated with
+distinct job ids and times (as many runs of the check would write).
+'''
+import datetime as dt
+import json
+import os
+import pathlib
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+from mdxbench import REPO_ROOT, perflog
+
+FIXTURE = REPO_ROOT / 'tests' / 'fixtures' / 'perflogs' / 'local-debug-HpccStream.log'
+
+
+def make_archive(directory, nrecords):
+    header, line = FIXTURE.read_text().splitlines()[:2]
+    per_line = len(perflog.parse_line(line))
+    nlines = -(-nrecords // per_line)
+    d = pathlib.Path(directory) / 'local' / 'debug'
+    d.mkdir(parents=True, exist_ok=True)
+    t0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    with open(d / 'HpccStream.log', 'w') as fp:
+        fp.write(header + '\n')
+        for i in range(nlines):
+            cols = line.split('|')
+            cols[0] = (t0 + dt.timedelta(minutes=i)).isoformat()
+            cols[8] = str(100000 + i)
+            fp.write('|'.join(cols) + '\n')
+
+    return nlines * per_line
+
+
+def bench_ingest(nrecords, sample, url):
+    from elasticsearch import Elasticsearch
+
+    from mdxpost.ingest import Ingestor, doc_id, index_name, to_document
+
+    es = Elasticsearch(url, request_timeout=60)
+    prefix = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        total = make_archive(tmp / 'perflogs', nrecords)
+        ing = Ingestor(es, prefix, tmp / 'state.json', tmp / 'dead.jsonl', batch_size=1000)
+        t0 = time.perf_counter()
+        counts = ing.run([tmp / 'perflogs'])
+        bulk_s = time.perf_counter() - t0
+        assert counts.created == total, counts
+
+        # Baseline: one HTTP request per record, as httpjson does, into another index
+        recs = []
+        for ln in (tmp / 'perflogs' / 'local' / 'debug' / 'HpccStream.log').read_text().splitlines()[1:]:
+            recs += perflog.parse_line(ln)
+            if len(recs) >= sample:
+                break
+
+        t0 = time.perf_counter()
+        for r in recs[:sample]:
+            doc = to_document(r, 'bench', 0)
+            es.index(index=index_name(prefix + '-single', r), id=doc_id(r), document=doc)
+        single_s = time.perf_counter() - t0
+
+    names = list(es.indices.get(index=f'{prefix}*'))
+    es.indices.delete(index=','.join(names))
+    es.options(ignore_status=404).indices.delete_index_template(name=prefix)
+    bulk_rate = total / bulk_s
+    single_rate = sample / single_s
+    print(f'mdxbench ingest (_bulk, 1000/request): {total} records in {bulk_s:.2f} s = '
+          f'{bulk_rate:,.0f} records/s')
+    print(f'baseline, one request per record (ReFrame httpjson style): {sample} records in '
+          f'{single_s:.2f} s = {single_rate:,.0f} records/s')
+    ratio = bulk_rate / single_rate
+    print(f'ratio: {ratio:.1f}x (target >= 20x): {"met" if ratio >= 20 else "MISSED"}')
+    return 0 if ratio >= 20 else 1
+
+
+def make_store(path, nrecords, seed=7):
+    '''A Parquet store of nrecords: 1,000 series (systems x checks x perf vars) of runs.'''
+    import polars as pl
+
+    rnd = random.Random(seed)
+    nseries = 1000
+    runs = nrecords // nseries
+    systems = ['mdx2', 'laurel', 'aws-pcluster', 'local']
+    t0 = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    cols = {k: [] for k in ('time', 'system', 'partition', 'environ', 'check', 'perf_var',
+                            'value', 'unit', 'ref', 'result', 'jobid', 'nodes', 'meta')}
+    for s in range(nseries):
+        center = rnd.uniform(10, 1000)
+        drop = 0.8 if s % 50 == 0 else 1.0     # 2% of the series regress at the end
+        for i in range(runs):
+            v = center * (1 + rnd.uniform(-0.02, 0.02)) * (drop if i >= runs - 3 else 1.0)
+            cols['time'].append(t0 + dt.timedelta(hours=i))
+            cols['system'].append(systems[s % 4])
+            cols['partition'].append('p')
+            cols['environ'].append('spack')
+            cols['check'].append(f'Check{s // 8} %param={s % 8}')
+            cols['perf_var'].append('value')
+            cols['value'].append(v)
+            cols['unit'].append('GB/s')
+            cols['ref'].append(None)
+            cols['result'].append('pass')
+            cols['jobid'].append(str(s * runs + i))
+            cols['nodes'].append('n1')
+            cols['meta'].append('{}')
+
+    pl.DataFrame(cols).with_columns(pl.col('time').cast(pl.Datetime('us', 'UTC'))) \
+        .write_parquet(path)
+    return nseries * runs
+
+
+def _scan_child(path, mode):
+    '''Run in a child process so that its peak memory is its own.'''
+    code = f'''
+import resource, time, json, statistics, sys
+t0 = time.perf_counter()
+if {mode!r} == 'polars':
+    from mdxpost import records, regress
+    df = records.from_parquet({str(path)!r})
+    t = regress.compare(df, latest_runs=3, baseline_runs=10)
+    n = t.filter(t['verdict'] == 'regression').height
+else:
+    import pyarrow.parquet as pq
+    rows = pq.read_table({str(path)!r}, columns=['system', 'partition', 'check', 'perf_var', 'unit', 'time', 'value']).to_pylist()
+    series = {{}}
+    for r in rows:
+        series.setdefault((r['system'], r['partition'], r['check'], r['perf_var'], r['unit']), []).append((r['time'], r['value']))
+    n = 0
+    for k, v in series.items():
+        v.sort()
+        vals = [x for _, x in v]
+        base, new = vals[-13:-3], vals[-3:]
+        med = statistics.median(base)
+        mad = statistics.median(abs(x - med) for x in base)
+        eff = (statistics.median(new) - med) / med
+        if -eff >= 0.05 and (mad == 0 or -(statistics.median(new) - med) / (1.4826 * mad) >= 3):
+            n += 1
+print(json.dumps({{'seconds': time.perf_counter() - t0, 'regressions': n,
+                  'peak_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+'''
+    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def bench_regress(nrecords):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / 'store.parquet'
+        total = make_store(path, nrecords)
+        fast = _scan_child(path, 'polars')
+        slow = _scan_child(path, 'python')
+
+    print(f'regression scan (Polars, lazy group-by) over {total:,} records: '
+          f'{fast["seconds"]:.2f} s, peak {fast["peak_mib"]:.0f} MiB, '
+          f'{fast["regressions"]} regressions found')
+    print(f'baseline, Python row loop over the same records: {slow["seconds"]:.2f} s, '
+          f'peak {slow["peak_mib"]:.0f} MiB, {slow["regressions"]} regressions found')
+    print(f'ratio: {slow["seconds"] / fast["seconds"]:.1f}x faster; targets <= 10 s: '
+          f'{"met" if fast["seconds"] <= 10 else "MISSED"}, <= 2048 MiB: '
+          f'{"met" if fast["peak_mib"] <= 2048 else "MISSED"}')
+    return 0 if fast['seconds'] <= 10 and fast['peak_mib'] <= 2048 else 1

@@ -1,0 +1,96 @@
+'''Regression tracking across system updates.
+
+For each (system, partition, check with its parameters, perf variable), the latest runs
+are compared with a baseline: the runs before a cut (a date, or a system event recorded
+with ``mdxbench event add``), at most ``baseline_runs`` of them. The rule is noise-aware:
+the change of the median must be at least ``min_effect`` (relative) *and* at least
+``z`` robust standard deviations of the baseline (1.4826 x its MAD); the direction that
+counts as worse follows the unit (time and latency: higher is worse; everything else:
+lower is worse).
+'''
+import polars as pl
+
+from mdxpost.records import LOWER_IS_BETTER
+
+KEYS = ['system', 'partition', 'check', 'perf_var', 'unit']
+
+
+def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.0,
+            min_baseline=3):
+    '''A table with one row per series: baseline and latest medians, MAD, effect, robust z,
+    verdict (regression, improvement, unchanged, no-baseline, no-latest).
+
+    ``cut``: a timezone-aware datetime, or a dict {system: datetime} (events); None: the
+    latest ``latest_runs`` runs of each series against the ``baseline_runs`` before them.
+    '''
+    lf = df.lazy().select(KEYS + ['time', 'value']).sort('time')
+    if cut is None:
+        lf = lf.with_columns(
+            pl.col('time').rank('ordinal', descending=True).over(KEYS).alias('_rev'))
+        latest = lf.filter(pl.col('_rev') <= latest_runs)
+        base = lf.filter(pl.col('_rev') > latest_runs)
+    else:
+        if isinstance(cut, dict):
+            cuts = pl.LazyFrame({'system': list(cut), '_cut': list(cut.values())},
+                                schema={'system': pl.Utf8, '_cut': pl.Datetime('us', 'UTC')})
+            lf = lf.join(cuts, on='system', how='left')
+        else:
+            lf = lf.with_columns(pl.lit(cut).cast(pl.Datetime('us', 'UTC')).alias('_cut'))
+
+        lf = lf.filter(pl.col('_cut').is_not_null())
+        base = lf.filter(pl.col('time') < pl.col('_cut'))
+        latest = lf.filter(pl.col('time') >= pl.col('_cut'))
+        latest = latest.with_columns(
+            pl.col('time').rank('ordinal', descending=True).over(KEYS).alias('_rev')) \
+            .filter(pl.col('_rev') <= latest_runs)
+
+    base = base.with_columns(
+        pl.col('time').rank('ordinal', descending=True).over(KEYS).alias('_brev')) \
+        .filter(pl.col('_brev') <= baseline_runs)
+    b = base.group_by(KEYS).agg(
+        pl.col('value').median().alias('base_median'),
+        (pl.col('value') - pl.col('value').median()).abs().median().alias('base_mad'),
+        pl.len().alias('base_n'))
+    n = latest.group_by(KEYS).agg(pl.col('value').median().alias('latest_median'),
+                                  pl.len().alias('latest_n'),
+                                  pl.col('time').max().alias('latest_time'))
+    out = b.join(n, on=KEYS, how='full', coalesce=True)
+    sigma = 1.4826 * pl.col('base_mad')
+    delta = pl.col('latest_median') - pl.col('base_median')
+    out = out.with_columns(
+        (delta / pl.col('base_median').abs()).alias('effect'),
+        pl.when(sigma > 0).then(delta / sigma)
+          .otherwise(pl.when(delta == 0).then(0.0).otherwise(float('inf') * delta.sign()))
+          .alias('z'),
+        pl.col('unit').is_in(list(LOWER_IS_BETTER)).alias('lower_is_better'))
+    worse = pl.when(pl.col('lower_is_better')).then(pl.col('effect')).otherwise(-pl.col('effect'))
+    worse_z = pl.when(pl.col('lower_is_better')).then(pl.col('z')).otherwise(-pl.col('z'))
+    out = out.with_columns(
+        pl.when(pl.col('base_n').is_null() | (pl.col('base_n') < min_baseline)).then(pl.lit('no-baseline'))
+          .when(pl.col('latest_n').is_null()).then(pl.lit('no-latest'))
+          .when((worse >= min_effect) & (worse_z >= z)).then(pl.lit('regression'))
+          .when((worse <= -min_effect) & (worse_z <= -z)).then(pl.lit('improvement'))
+          .otherwise(pl.lit('unchanged')).alias('verdict'))
+    return out.drop('lower_is_better').sort(KEYS).collect()
+
+
+def render(table, only_changes=True):
+    rows = table.filter(pl.col('verdict').is_in(['regression', 'improvement'])) \
+        if only_changes else table
+    head = ('verdict', 'system:partition', 'check', 'perf var', 'baseline', 'latest', 'unit',
+            'effect', 'z', 'n')
+    lines = [head]
+    for r in rows.iter_rows(named=True):
+        lines.append((r['verdict'], f"{r['system']}:{r['partition']}", r['check'], r['perf_var'],
+                      _f(r['base_median']), _f(r['latest_median']), r['unit'],
+                      f"{r['effect']:+.1%}" if r['effect'] is not None else '-',
+                      f"{r['z']:+.1f}" if r['z'] is not None else '-',
+                      f"{r['base_n'] or 0}/{r['latest_n'] or 0}"))
+
+    widths = [max(len(str(x[i])) for x in lines) for i in range(len(head))]
+    return '\n'.join('  '.join(str(c).ljust(w) for c, w in zip(x, widths)).rstrip()
+                     for x in lines)
+
+
+def _f(v):
+    return '-' if v is None else f'{v:.4g}'
