@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # A local single-node Elasticsearch 8.19 (integ-test-zip: core modules only, so no security,
 # no ingest pipelines, no painless, no data streams) for the `local` system and the tests.
-# Usage: ci/elasticsearch.sh start|stop|status|url
+# Usage: ci/elasticsearch.sh start|stop|status|url|ca
 # Tunables: MDXBENCH_ES_PORT (9200), MDXBENCH_ES_HEAP (512m, at most 1g),
-# MDXBENCH_ES_USER (mdxbench-es), MDXBENCH_ES_TIMEOUT (180 s), MDXBENCH_ES_VERSION (8.19.21).
+# MDXBENCH_ES_USER (mdxbench-es), MDXBENCH_ES_TIMEOUT (180 s), MDXBENCH_ES_VERSION (8.19.21),
+# MDXBENCH_ES_HOME (the unpacked distribution; default: the one ci/install.sh unpacked).
+# MDXBENCH_ES_SECURITY=1 starts a secured instance instead, as production clusters are:
+# HTTPS with a CA and certificate made by elasticsearch-certutil (`ca` prints the CA file)
+# and one file-realm superuser, MDXBENCH_ES_ADMIN_USER with the password in the 0600 file
+# MDXBENCH_ES_ADMIN_PASSWORD_FILE. Used by the tests of TLS and credentials.
 source "$(dirname "$0")/lib.sh"
 
 ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
@@ -17,7 +22,12 @@ if [[ -L $MDXBENCH_STATE_DIR/es ]]; then
 else
     ES_BASE="$MDXBENCH_STATE_DIR/es"
 fi
-ES_HOME="$ES_BASE/elasticsearch-$ES_VERSION"
+ES_HOME=${MDXBENCH_ES_HOME:-$ES_BASE/elasticsearch-$ES_VERSION}
+SECURITY=${MDXBENCH_ES_SECURITY:-0}
+if [[ $SECURITY == 1 ]]; then
+    URL="https://127.0.0.1:$ES_PORT"
+fi
+CA="$ES_BASE/config/certs/ca/ca.crt"
 LAUNCHER_PID="$ES_BASE/run/launcher.pid"
 SERVER_PID="$ES_BASE/run/server.pid"
 ES_LOGS="$ES_BASE/logs"
@@ -32,7 +42,44 @@ java_home() {
     dirname "$(dirname "$j")"
 }
 
-healthy() { curl -fs --max-time 5 "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null; }
+healthy() {
+    if [[ $SECURITY == 1 ]]; then
+        # credentials through curl's config on stdin: never on a command line
+        printf 'user = "%s:%s"\n' "$MDXBENCH_ES_ADMIN_USER" "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" |
+            curl -fs --max-time 5 --cacert "$CA" -K - "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null
+    else
+        curl -fs --max-time 5 "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null
+    fi
+}
+
+# Security: certificates from elasticsearch-certutil, a file-realm superuser, TLS on HTTP.
+setup_security() {
+    local pwfile=${MDXBENCH_ES_ADMIN_PASSWORD_FILE:-} user=${MDXBENCH_ES_ADMIN_USER:-}
+    [[ -n $user && -n $pwfile ]] || die "MDXBENCH_ES_SECURITY=1 needs MDXBENCH_ES_ADMIN_USER and MDXBENCH_ES_ADMIN_PASSWORD_FILE"
+    [[ -f $pwfile ]] || die "MDXBENCH_ES_ADMIN_PASSWORD_FILE=$pwfile: no such file"
+    [[ $(stat -c %a "$pwfile") == 600 ]] || die "MDXBENCH_ES_ADMIN_PASSWORD_FILE=$pwfile: mode $(stat -c %a "$pwfile"), must be 600"
+    local certs="$ES_BASE/config/certs" envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$ES_BASE/config")
+    if [[ ! -f $certs/node/node.crt ]]; then
+        mkdir -p "$certs"
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-certutil" ca --pem --silent --out "$certs/ca.zip" >/dev/null
+        unzip -oq "$certs/ca.zip" -d "$certs"
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-certutil" cert --pem --silent --ca-cert "$CA" \
+            --ca-key "$certs/ca/ca.key" --name node --ip 127.0.0.1 --dns localhost --out "$certs/node.zip" >/dev/null
+        unzip -oq "$certs/node.zip" -d "$certs"
+    fi
+    "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" userdel "$user" >/dev/null 2>&1 || true
+    "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$user" -r superuser -p "$(cat "$pwfile")" >/dev/null
+    cat >>"$ES_BASE/config/elasticsearch.yml" <<YML
+xpack.security.enabled: true
+xpack.security.enrollment.enabled: false
+xpack.security.authc.realms.file.file1.order: 0
+xpack.security.http.ssl.enabled: true
+xpack.security.http.ssl.key: certs/node/node.key
+xpack.security.http.ssl.certificate: certs/node/node.crt
+xpack.security.http.ssl.certificate_authorities: [certs/ca/ca.crt]
+xpack.security.transport.ssl.enabled: false
+YML
+}
 
 start() {
     require_root "ci/elasticsearch.sh start"
@@ -67,10 +114,14 @@ http.port: $ES_PORT
 transport.port: $((ES_PORT + 100))
 discovery.type: single-node
 action.destructive_requires_name: true
-# The local test instance runs without security (plain HTTP, no auth) on loopback only.
-# Production clusters keep security on; mdxbench talks TLS and API keys to them.
-xpack.security.enabled: false
 YML
+    if [[ $SECURITY == 1 ]]; then
+        setup_security
+    else
+        # The local instance runs without security (plain HTTP, no auth) on loopback only.
+        # Production clusters keep security on; mdxbench talks TLS and credentials to them.
+        echo 'xpack.security.enabled: false' >>"$ES_BASE/config/elasticsearch.yml"
+    fi
     chown -R "$ES_USER" "$ES_BASE/config" "$ES_BASE/data" "$ES_BASE/run" "$ES_LOGS"
     log "elasticsearch: starting $ES_VERSION on $URL (heap $ES_HEAP, user $ES_USER)"
     # setpriv execs (no forking wrapper), so $! is Elasticsearch's launcher itself.
@@ -116,5 +167,6 @@ case ${1:-} in
     stop) stop ;;
     status) status ;;
     url) echo "$URL" ;;
-    *) die "usage: ci/elasticsearch.sh start|stop|status|url" ;;
+    ca) echo "$CA" ;;
+    *) die "usage: ci/elasticsearch.sh start|stop|status|url|ca" ;;
 esac

@@ -4,6 +4,7 @@
     mdxbench summary [PATH ...]    table of perflog records, and the Elasticsearch count
     mdxbench regress [PATH ...]    regressions against a baseline (exit 1 when any)
     mdxbench event add|list        system events to cut the baseline at
+    mdxbench acceptance [PATH ...] per-node verdicts of the acceptance checks
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
     mdxbench bench ingest|regress  speed and memory of ingest and of the regression scan
 '''
@@ -15,7 +16,8 @@ import sys
 from mdxbench import perflog
 from mdxbench.sitecfg import state_dir
 from mdxpost import esclient
-from mdxpost.ingest import (EXIT_NOT_STORED, Ingestor, count_documents, perflog_files)
+from mdxpost.ingest import (EXIT_NOT_STORED, Ingestor, TlsVerificationError, count_documents,
+                            perflog_files)
 
 EXIT_USAGE = 2
 
@@ -150,6 +152,30 @@ def cmd_regress(args):
     return 1 if counts['regression'] else 0
 
 
+def cmd_acceptance(args):
+    from mdxpost import acceptance, records
+
+    client = esclient.make_client(url=args.es_url) if args.from_es else None
+    errors = []
+    df = records.load(_source(args), client, esclient.index_prefix(), errors)
+    for e in errors:
+        print(e, file=sys.stderr)
+
+    if args.system:
+        df = df.filter(df['system'] == args.system)
+
+    if args.partition:
+        df = df.filter(df['partition'] == args.partition)
+
+    states = {} if args.no_slurm else acceptance.slurm_nodes(args.slurm_partition or args.partition)
+    verdicts = acceptance.judge(df, states, z=args.z)
+    print(acceptance.render(verdicts))
+    if args.json:
+        pathlib.Path(args.json).write_text(acceptance.to_json(verdicts))
+
+    return 0 if verdicts and all(v['verdict'] == 'pass' for v in verdicts) else 1
+
+
 def cmd_event(args):
     from mdxpost import events
 
@@ -223,6 +249,19 @@ def build_parser():
     p.add_argument('--all', action='store_true', help='show unchanged series too')
     p.add_argument('--json', help='write the whole table as JSON here')
     p.set_defaults(fn=cmd_regress)
+    p = sub.add_parser('acceptance', help='per-node verdicts of the acceptance checks')
+    p.add_argument('paths', nargs='*')
+    p.add_argument('--from-es', action='store_true')
+    p.add_argument('--parquet')
+    p.add_argument('--es-url')
+    p.add_argument('--system')
+    p.add_argument('--partition', help='site-config partition to judge')
+    p.add_argument('--slurm-partition', help='Slurm partition whose nodes must all be tested '
+                   '(default: --partition)')
+    p.add_argument('--no-slurm', action='store_true', help='do not ask sinfo for the nodes')
+    p.add_argument('--z', type=float, default=3.0)
+    p.add_argument('--json', help='write the machine-readable verdicts here')
+    p.set_defaults(fn=cmd_acceptance)
     p = sub.add_parser('event', help='record or list system events (kernel, BIOS, flavor...)')
     esub = p.add_subparsers(dest='action', required=True)
     pa = esub.add_parser('add')
@@ -252,6 +291,10 @@ def main(argv=None):
         return args.fn(args)
     except esclient.ConfigError as err:
         print(f'mdxbench: configuration: {err}', file=sys.stderr)
+        return EXIT_USAGE
+    except TlsVerificationError as err:
+        print(f'mdxbench: {esclient.redact(str(err))}; nothing was sent, the perflogs keep '
+              f'every record', file=sys.stderr)
         return EXIT_USAGE
     except (FileNotFoundError, ValueError) as err:
         print(f'mdxbench: {err}', file=sys.stderr)

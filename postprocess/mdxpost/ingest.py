@@ -122,6 +122,11 @@ class _Unavailable(Exception):
     '''Elasticsearch could not take a request within the retry budget.'''
 
 
+class TlsVerificationError(Exception):
+    '''The server's certificate could not be verified: a configuration problem, not a
+    transient one, so it is not retried.'''
+
+
 class StateFile:
     '''Per perflog file: identity and the acknowledged byte offset and line number.'''
 
@@ -198,6 +203,7 @@ class Ingestor:
     def _call(self, fn):
         '''Call fn, retrying connection errors, 429 and 5xx with exponential backoff
         until the retry budget is spent.'''
+        from elastic_transport import TlsError
         from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
 
         deadline = time.monotonic() + self.retry_seconds
@@ -205,6 +211,10 @@ class Ingestor:
         while True:
             try:
                 return fn()
+            except TlsError as err:
+                raise TlsVerificationError(
+                    f'TLS with Elasticsearch failed ({err}): set MDXBENCH_ES_CA_CERTS to the '
+                    f'CA that signed its certificate') from None
             except (ConnectionError, ConnectionTimeout) as err:
                 reason = f'cannot reach Elasticsearch: {type(err).__name__}'
             except ApiError as err:

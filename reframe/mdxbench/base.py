@@ -201,6 +201,7 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
             'binary': binary_provenance(self.bench_path),
             'command': self.command_line() if self.job else '',
             'num_tasks': self.num_tasks,
+            'tags': sorted(self.tags),
             'num_cpus_per_task': self.num_cpus_per_task,
         }
         if self.current_partition:

@@ -1,0 +1,97 @@
+'''Node acceptance: the `acceptance`-tagged checks run on every node of a partition
+(ReFrame's --distribute; `reframe --mode acceptance` sets it), judged per node.
+
+A node passes when every acceptance measurement on it passed its reference and none is an
+outlier among the nodes (beyond ``z`` robust standard deviations, 1.4826 x MAD, on the
+worse side of the median of all nodes). Nodes of the partition with no measurement -- or
+that Slurm reports drained, down or failed -- are listed as not tested, never as passed.
+'''
+import json
+import subprocess
+
+import polars as pl
+
+from mdxpost.records import LOWER_IS_BETTER
+
+BAD_STATES = ('drain', 'drained', 'draining', 'down', 'fail', 'failing', 'maint', 'reserved',
+              'not_responding', 'future')
+
+
+def slurm_nodes(partition=None):
+    '''{node: state} of a Slurm partition (sinfo), or {} when sinfo is unavailable.'''
+    cmd = ['sinfo', '-h', '-N', '-o', '%N %T'] + (['-p', partition] if partition else [])
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+
+    return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
+
+
+def judge(df, node_states=None, z=3.0, min_nodes=3):
+    '''Per-node verdicts from acceptance records (one node per record's nodelist).'''
+    node_states = node_states or {}
+    acc = df.filter(pl.col('meta').str.contains('"acceptance"')) \
+            .filter(~pl.col('nodes').str.contains(','))
+    # the latest measurement of each (node, check, perf var)
+    acc = acc.sort('time').group_by(['nodes', 'check', 'perf_var', 'unit']).agg(
+        pl.col('value').last(), pl.col('result').last(), pl.col('time').last())
+    # outlier test against the other nodes' values of the same measurement
+    check_name = pl.col('check').str.split(' ').list.first()
+    stats = acc.with_columns(check_name.alias('base_check')).group_by(
+        ['base_check', 'perf_var']).agg(
+        pl.col('value').median().alias('median'),
+        (pl.col('value') - pl.col('value').median()).abs().median().alias('mad'),
+        pl.len().alias('n'))
+    acc = acc.with_columns(check_name.alias('base_check')).join(
+        stats, on=['base_check', 'perf_var'])
+    sigma = 1.4826 * pl.col('mad')
+    lower_better = pl.col('unit').is_in(list(LOWER_IS_BETTER))
+    worse = pl.when(lower_better).then(pl.col('value') - pl.col('median')) \
+              .otherwise(pl.col('median') - pl.col('value'))
+    acc = acc.with_columns(
+        ((pl.col('n') >= min_nodes) & (sigma > 0) & (worse / sigma > z)).alias('outlier'))
+
+    verdicts = {}
+    for r in acc.iter_rows(named=True):
+        v = verdicts.setdefault(r['nodes'], {'node': r['nodes'], 'verdict': 'pass',
+                                             'measurements': [], 'reasons': []})
+        v['measurements'].append({'check': r['check'], 'perf_var': r['perf_var'],
+                                  'value': r['value'], 'unit': r['unit'], 'result': r['result'],
+                                  'nodes_median': r['median'], 'outlier': r['outlier']})
+        if r['result'] not in ('pass', 'xfail'):
+            v['reasons'].append(f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
+                                f"{r['result']} against the reference")
+        if r['outlier']:
+            v['reasons'].append(f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
+                                f"outlier (nodes' median {r['median']:.4g})")
+
+    for v in verdicts.values():
+        if v['reasons']:
+            v['verdict'] = 'fail'
+
+    for node, state in node_states.items():
+        st = state.lower().rstrip('*~#!%$@^-')
+        if node not in verdicts or st.startswith(BAD_STATES):
+            verdicts[node] = {'node': node, 'verdict': 'not tested', 'measurements': [],
+                              'reasons': [f'Slurm state {state}' if st.startswith(BAD_STATES)
+                                          else f'no acceptance measurement (state {state})']}
+
+    return [verdicts[n] for n in sorted(verdicts)]
+
+
+def render(verdicts):
+    lines = [('node', 'verdict', 'measurements', 'reasons')]
+    for v in verdicts:
+        lines.append((v['node'], v['verdict'], str(len(v['measurements'])),
+                      '; '.join(v['reasons']) or '-'))
+
+    widths = [max(len(x[i]) for x in lines) for i in range(3)]
+    return '\n'.join('  '.join(c.ljust(w) for c, w in zip(x[:3], widths)) + '  ' + x[3]
+                     for x in lines)
+
+
+def to_json(verdicts):
+    return json.dumps({'nodes': verdicts,
+                       'summary': {k: sum(v['verdict'] == k for v in verdicts)
+                                   for k in ('pass', 'fail', 'not tested')}}, indent=1)

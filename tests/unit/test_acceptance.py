@@ -1,0 +1,54 @@
+'''Per-node acceptance verdicts on measurements made up here (test input, not benchmark
+output): eight nodes, one slow, one failing its reference, one drained.'''
+import datetime as dt
+import json
+
+from mdxpost import acceptance, records
+
+T = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+META = json.dumps({'tags': ['acceptance', 'memory']})
+
+
+def rows(values, check='BabelStreamOmp', var='triad', unit='GB/s', results=None):
+    out = []
+    for i, (node, v) in enumerate(values.items()):
+        out.append({'time': (T + dt.timedelta(minutes=i)).isoformat(), 'system': 'mdx2',
+                    'partition': 'vc16m32g', 'environ': 'spack', 'check': check,
+                    'perf_var': var, 'value': v, 'unit': unit, 'ref': 164.0,
+                    'result': (results or {}).get(node, 'pass'), 'jobid': str(i),
+                    'nodes': node, 'meta': META})
+    return out
+
+
+def test_outlier_failed_reference_and_untested_nodes():
+    bw = {f'n{i}': 160 + i * 0.5 for i in range(8)}
+    bw['n5'] = 120.0                                     # far below the other nodes
+    lat = {f'n{i}': 74 + (i % 3) * 0.3 for i in range(8)}
+    df = records.frame(rows(bw, results={'n2': 'fail'}) +
+                       rows(lat, check='NetperfTcpRR', var='mean_rtt', unit='us'))
+    states = {f'n{i}': 'idle' for i in range(8)} | {'n8': 'drained', 'n9': 'idle'}
+    v = {x['node']: x for x in acceptance.judge(df, states)}
+    assert v['n5']['verdict'] == 'fail' and 'outlier' in v['n5']['reasons'][0]
+    assert v['n2']['verdict'] == 'fail' and 'fail against the reference' in v['n2']['reasons'][0]
+    assert v['n8']['verdict'] == 'not tested' and 'drained' in v['n8']['reasons'][0]
+    assert v['n9']['verdict'] == 'not tested'
+    assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {'n0', 'n1', 'n3', 'n4', 'n6', 'n7'}
+    out = json.loads(acceptance.to_json(list(v.values())))
+    assert out['summary'] == {'pass': 6, 'fail': 2, 'not tested': 2}
+    assert 'n5' in acceptance.render(list(v.values()))
+
+
+def test_drained_node_with_old_results_is_not_passed():
+    df = records.frame(rows({'n0': 160.0, 'n1': 161.0, 'n2': 159.0}))
+    v = {x['node']: x for x in acceptance.judge(df, {'n0': 'idle', 'n1': 'drain', 'n2': 'down*'})}
+    assert v['n1']['verdict'] == 'not tested' and v['n2']['verdict'] == 'not tested'
+    assert v['n0']['verdict'] == 'pass'
+
+
+def test_slower_latency_is_the_worse_side():
+    lat = {f'n{i}': 74.0 + i * 0.1 for i in range(6)}
+    lat['n3'] = 60.0        # faster: not a failure
+    lat['n4'] = 95.0        # slower: outlier
+    df = records.frame(rows(lat, check='NetperfTcpRR', var='mean_rtt', unit='us'))
+    v = {x['node']: x['verdict'] for x in acceptance.judge(df)}
+    assert v['n3'] == 'pass' and v['n4'] == 'fail'
