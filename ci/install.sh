@@ -18,6 +18,8 @@ APT_PACKAGES=(
     iproute2 procps util-linux hostname
     openjdk-17-jre-headless maven unzip
     python3 python3-venv python3-pip git
+    # the HTML report is tested in headless Chromium
+    chromium
 )
 
 do_apt=1 do_es=1

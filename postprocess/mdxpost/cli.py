@@ -5,6 +5,7 @@
     mdxbench regress [PATH ...]    regressions against a baseline (exit 1 when any)
     mdxbench event add|list        system events to cut the baseline at
     mdxbench acceptance [PATH ...] per-node verdicts of the acceptance checks
+    mdxbench report --out DIR      the papers' tables and figures (HTML, PNG)
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
     mdxbench bench ingest|regress  speed and memory of ingest and of the regression scan
 '''
@@ -176,6 +177,21 @@ def cmd_acceptance(args):
     return 0 if verdicts and all(v['verdict'] == 'pass' for v in verdicts) else 1
 
 
+def cmd_report(args):
+    from mdxpost import records, report
+
+    client = esclient.make_client(url=args.es_url) if args.from_es else None
+    errors = []
+    df = records.load(_source(args), client, esclient.index_prefix(), errors)
+    for e in errors:
+        print(e, file=sys.stderr)
+
+    page, tables, figs = report.write(df, args.out)
+    print(f'mdxbench report: {page} ({len(tables)} tables, {len(figs)} figures, '
+          f'{df.height} records)')
+    return 0
+
+
 def cmd_event(args):
     from mdxpost import events
 
@@ -262,6 +278,13 @@ def build_parser():
     p.add_argument('--z', type=float, default=3.0)
     p.add_argument('--json', help='write the machine-readable verdicts here')
     p.set_defaults(fn=cmd_acceptance)
+    p = sub.add_parser('report', help="the papers' tables and figures as HTML and PNG")
+    p.add_argument('paths', nargs='*')
+    p.add_argument('--from-es', action='store_true')
+    p.add_argument('--parquet')
+    p.add_argument('--es-url')
+    p.add_argument('--out', required=True, help='directory for index.html and the PNG files')
+    p.set_defaults(fn=cmd_report)
     p = sub.add_parser('event', help='record or list system events (kernel, BIOS, flavor...)')
     esub = p.add_subparsers(dest='action', required=True)
     pa = esub.add_parser('add')

@@ -1,0 +1,252 @@
+'''The papers' tables and figures from stored results, as PNG files and one static HTML
+page (``mdxbench report --out DIR``). Tables are data (postprocess/tables.yaml); each cell is
+the median of the latest runs of a measurement, beside the paper's figure where the
+references have one.'''
+import html
+import json
+import pathlib
+import re
+
+import polars as pl
+import yaml
+
+from mdxbench import REPO_ROOT, references
+
+TABLES = REPO_ROOT / 'postprocess' / 'tables.yaml'
+LATEST = 5
+
+
+def params_of(display_name):
+    return dict(re.findall(r'%(\w+)=(\S+)', display_name))
+
+
+def _with_params(df):
+    return df.with_columns(
+        pl.col('check').str.split(' ').list.first().alias('check_class'),
+        pl.col('check').map_elements(lambda c: json.dumps(params_of(c), sort_keys=True),
+                                     return_dtype=pl.Utf8).alias('params'))
+
+
+def cell(df, target, check, var, params):
+    system, partition = target.split(':')
+    sel = df.filter((pl.col('system') == system) & (pl.col('partition') == partition)
+                    & (pl.col('check_class') == check) & (pl.col('perf_var') == var))
+    for k, v in params.items():
+        sel = sel.filter(pl.col('params').str.contains(f'"{k}": "{v}"', literal=True))
+
+    if sel.height == 0:
+        return None
+
+    return sel.sort('time').tail(LATEST)['value'].median()
+
+
+def paper_value(entries, check, target, var, params):
+    for e in entries:
+        if (e['check'] == check and e['target'] == target and e['var'] == var and
+                all(str(params.get(k)) == str(v) for k, v in (e.get('when') or {}).items())):
+            return e['value'], e['source']
+
+    return None, None
+
+
+def build_tables(df, tables=None):
+    df = _with_params(df)
+    entries = references.load()
+    out = []
+    for t in tables or yaml.safe_load(TABLES.read_text()):
+        rows = []
+        for r in t['rows']:
+            cells = []
+            for c in t['columns']:
+                params = dict(r.get('params', {}), **c.get('params', {}))
+                v = cell(df, c['target'], r['check'], r['var'], params)
+                p, src = paper_value(entries, r['check'], c['target'], r['var'], params)
+                cells.append({'measured': v, 'paper': p, 'source': src})
+
+            ratio = None
+            if t.get('ratio'):
+                labels = [c['label'] for c in t['columns']]
+                a, b = (cells[labels.index(x)]['measured'] for x in t['ratio'])
+                ratio = a / b if a and b else None
+
+            rows.append({'label': r['label'], 'cells': cells, 'ratio': ratio})
+
+        out.append({'id': t['id'], 'title': t['title'],
+                    'columns': [c['label'] for c in t['columns']],
+                    'ratio': t.get('ratio'), 'rows': rows})
+
+    return out
+
+
+def _fmt(v):
+    return '&ndash;' if v is None else f'{v:.4g}'
+
+
+def tables_html(tables):
+    parts = []
+    for t in tables:
+        head = ''.join(f'<th>{html.escape(c)}</th>' for c in t['columns'])
+        if t['ratio']:
+            head += f'<th>{html.escape(" / ".join(t["ratio"]))}</th>'
+
+        body = ''
+        for r in t['rows']:
+            tds = ''
+            for c in r['cells']:
+                paper = (f' <span class="paper" title="{html.escape(c["source"] or "")}">'
+                         f'(paper {_fmt(c["paper"])})</span>') if c['paper'] else ''
+                tds += f'<td>{_fmt(c["measured"])}{paper}</td>'
+
+            if t['ratio']:
+                tds += f'<td>{_fmt(r["ratio"])}</td>'
+
+            body += f'<tr><th scope="row">{html.escape(r["label"])}</th>{tds}</tr>'
+
+        parts.append(f'<h2 id="{t["id"]}">{html.escape(t["title"])}</h2>'
+                     f'<table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>')
+
+    return '\n'.join(parts)
+
+
+def _meta(df):
+    return df.with_columns(pl.col('meta').map_elements(json.loads, return_dtype=pl.Object))
+
+
+def figures(df, outdir):
+    '''PNG figures; returns [(file name, caption)]. Series with no data are left out.'''
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    df = _with_params(df)
+    made = []
+
+    def save(fig, name, caption):
+        fig.tight_layout()
+        fig.savefig(outdir / name, dpi=90)
+        plt.close(fig)
+        made.append((name, caption))
+
+    tri = df.filter(pl.col('perf_var') == 'triad').sort('time')
+    if tri.height:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for (s, p, c), g in tri.group_by(['system', 'partition', 'check_class'],
+                                         maintain_order=True):
+            ax.plot(g['time'].to_list(), g['value'].to_list(), marker='.', label=f'{s}:{p} {c}')
+        ax.set_ylabel('Triad (GB/s)')
+        ax.set_xlabel('run completion time')
+        fig.autofmt_xdate()
+        ax.legend(fontsize=7)
+        save(fig, 'memory-trend.png', 'Memory bandwidth (Triad) over time, per system')
+
+    ip = df.filter(pl.col('check_class') == 'Iperf3Throughput')
+    if ip.height:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for (sysp, placement, mq), g in _iperf_groups(ip):
+            pts = sorted(g.items())
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker='o',
+                    label=f'{sysp} {placement} multiqueue={"on" if mq else "off"}')
+        ax.set_xscale('log', base=2)
+        ax.set_xlabel('parallel streams (-P)')
+        ax.set_ylabel('throughput (Gbit/s)')
+        ax.legend(fontsize=7)
+        save(fig, 'iperf3-streams.png', 'iperf3 throughput vs parallel streams')
+
+    ior = df.filter(pl.col('check_class') == 'Ior')
+    if ior.height:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for (sysp, var), g in _series(ior, 'num_nodes'):
+            ax.plot(*zip(*sorted(g.items())), marker='o', label=f'{sysp} {var}')
+        ax.set_xlabel('nodes')
+        ax.set_ylabel('aggregate GB/s')
+        ax.legend(fontsize=7)
+        save(fig, 'ior-nodes.png', 'IOR aggregate bandwidth vs nodes')
+
+    for check, unit, name in (('OsuLatency', 'us', 'osu-latency.png'),
+                              ('OsuBandwidth', 'MB/s', 'osu-bandwidth.png')):
+        sel = df.filter(pl.col('check_class') == check).sort('time')
+        if not sel.height:
+            continue
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for (s, p), g in sel.group_by(['system', 'partition'], maintain_order=True):
+            curve = json.loads(json.loads(g['meta'][-1]).get('curve', '{}'))
+            if isinstance(curve, dict) and curve:
+                xs = sorted(int(k) for k in curve)
+                ax.plot(xs, [curve[str(x)] for x in xs], label=f'{s}:{p}')
+        ax.set_xscale('log', base=2)
+        ax.set_yscale('log')
+        ax.set_xlabel('message size (B)')
+        ax.set_ylabel(unit)
+        ax.legend(fontsize=7)
+        save(fig, name, f'{check} curve (latest run per system)')
+
+    return made
+
+
+def _iperf_groups(ip):
+    groups = {}
+    for r in ip.iter_rows(named=True):
+        p = params_of(r['check'])
+        mq = json.loads(r['meta']).get('multiqueue', False)
+        key = (f"{r['system']}:{r['partition']}", p.get('placement', '?'), mq)
+        groups.setdefault(key, {}).setdefault(int(p.get('streams', 0)), []).append(r['value'])
+
+    return [(k, {s: sorted(v)[len(v) // 2] for s, v in g.items()}) for k, g in sorted(groups.items())]
+
+
+def _series(df, param):
+    groups = {}
+    for r in df.iter_rows(named=True):
+        p = params_of(r['check'])
+        key = (f"{r['system']}:{r['partition']}", r['perf_var'])
+        groups.setdefault(key, {}).setdefault(int(p.get(param, 0)), []).append(r['value'])
+
+    return [(k, {x: sorted(v)[len(v) // 2] for x, v in g.items()}) for k, g in sorted(groups.items())]
+
+
+PAGE = '''<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>mdxbench report</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
+th, td {{ border: 1px solid #999; padding: 0.3em 0.6em; text-align: right; }}
+thead th, tbody th {{ background: #eee; text-align: left; }}
+.paper {{ color: #666; font-size: 85%; }}
+figure {{ display: inline-block; margin: 0.5em; }}
+</style></head>
+<body data-images="{nimages}">
+<h1>mdxbench report</h1>
+<p>{nrecords} records, {first} to {last}. Cells: median of the latest {latest} runs;
+in parentheses the paper's figure where site-configs/references holds one.</p>
+{tables}
+<h2>Figures</h2>
+{figures}
+<script>
+window.addEventListener('load', function () {{
+  var imgs = document.images, ok = 0;
+  for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++;
+  document.body.setAttribute('data-images-loaded', String(ok));
+}});
+</script>
+</body></html>
+'''
+
+
+def write(df, outdir):
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    tables = build_tables(df)
+    figs = figures(df, outdir)
+    fig_html = '\n'.join(f'<figure><img src="{n}" alt="{html.escape(c)}" width="540">'
+                         f'<figcaption>{html.escape(c)}</figcaption></figure>' for n, c in figs) \
+        or '<p>No series to plot yet.</p>'
+    times = df['time'].drop_nulls()
+    page = PAGE.format(nimages=len(figs), nrecords=df.height, latest=LATEST,
+                       first=times.min() if len(times) else '-',
+                       last=times.max() if len(times) else '-',
+                       tables=tables_html(tables), figures=fig_html)
+    (outdir / 'index.html').write_text(page)
+    (outdir / 'tables.json').write_text(json.dumps(tables, indent=1, default=str))
+    return outdir / 'index.html', tables, figs

@@ -1,0 +1,59 @@
+'''The comparison report: tables and figures from stored records, opened in headless
+Chromium (Debian's), which must load it, show the tables and images, and log no console
+error.'''
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES_PERFLOG, mdxbench
+from test_ingest import _perflog
+
+CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
+                  '--no-first-run', '--disable-background-networking',
+                  '--disable-component-update', '--disable-sync', '--enable-logging=stderr',
+                  '--v=0', '--virtual-time-budget=10000']
+
+
+def open_in_chromium(page, tmp_path):
+    exe = shutil.which('chromium')
+    if exe is None:
+        pytest.fail('chromium is not installed: ci/install.sh installs Debian\'s chromium')
+
+    res = subprocess.run([exe, *CHROMIUM_FLAGS, f'--user-data-dir={tmp_path / "chromium"}',
+                          '--dump-dom', page.as_uri()], capture_output=True, text=True,
+                         timeout=120)
+    console = [ln for ln in res.stderr.splitlines() if 'CONSOLE' in ln or 'Uncaught' in ln]
+    return res, console
+
+
+def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
+    plogs = _perflog(tmp_path, 12)
+    res = mdxbench('report', str(plogs), '--out', str(tmp_path / 'report'))
+    assert res.returncode == 0, res.stdout + res.stderr
+    page = tmp_path / 'report' / 'index.html'
+    tables = json.loads((tmp_path / 'report' / 'tables.json').read_text())
+    assert [t['id'] for t in tables] == ['table1', 'table4', 'table2_3', 'stream']
+    stream = tables[3]['rows'][1]['cells'][0]
+    assert stream['measured'] > 0                      # local STREAM Triad from the perflogs
+    t1 = tables[0]['rows'][0]['cells']
+    assert t1[0]['paper'] == 1344 and t1[1]['paper'] == 656   # the papers' Table 1
+
+    dom, console = open_in_chromium(page, tmp_path)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert dom.stdout.count('<table') == 4
+    assert 'Triad, all cores (GB/s)' in dom.stdout
+    n = int(dom.stdout.split('data-images="')[1].split('"')[0])
+    loaded = int(dom.stdout.split('data-images-loaded="')[1].split('"')[0])
+    assert n >= 1 and loaded == n
+    assert console == []
+
+
+def test_the_console_check_can_fail(tmp_path):
+    '''Negative control: a page that logs a console error is caught.'''
+    page = tmp_path / 'bad.html'
+    page.write_text('<!DOCTYPE html><html><body><script>console.error("boom");'
+                    'undefinedFunction();</script></body></html>')
+    _, console = open_in_chromium(page, tmp_path)
+    assert console, 'a console error went unnoticed'
