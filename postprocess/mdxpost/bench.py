@@ -1,7 +1,7 @@
 '''Benchmarks of mdxbench's own code (figures printed, not timed tests).
 
     mdxbench bench ingest [--records 100000] [--sample 5000]
-        mdxbench ingest (_bulk, 1000 per request) vs one HTTP request per record (what
+        mdxbench ingest (_bulk, 2000 per request) vs one HTTP request per record (what
         ReFrame's httpjson handler does), against the same local Elasticsearch, in one run.
         Target: bulk at least 20x the per-record rate.
     mdxbench bench regress [--records 1000000]
@@ -57,7 +57,7 @@ def bench_ingest(nrecords, sample, url):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         total = make_archive(tmp / 'perflogs', nrecords)
-        ing = Ingestor(es, prefix, tmp / 'state.json', tmp / 'dead.jsonl', batch_size=1000)
+        ing = Ingestor(es, prefix, tmp / 'state.json', tmp / 'dead.jsonl', batch_size=2000)
         t0 = time.perf_counter()
         counts = ing.run([tmp / 'perflogs'])
         bulk_s = time.perf_counter() - t0
@@ -81,7 +81,7 @@ def bench_ingest(nrecords, sample, url):
     es.options(ignore_status=404).indices.delete_index_template(name=prefix)
     bulk_rate = total / bulk_s
     single_rate = sample / single_s
-    print(f'mdxbench ingest (_bulk, 1000/request): {total} records in {bulk_s:.2f} s = '
+    print(f'mdxbench ingest (_bulk, 2000/request): {total} records in {bulk_s:.2f} s = '
           f'{bulk_rate:,.0f} records/s')
     print(f'baseline, one request per record (ReFrame httpjson style): {sample} records in '
           f'{single_s:.2f} s = {single_rate:,.0f} records/s')

@@ -236,7 +236,7 @@ def build_parser():
     p.add_argument('--state', help='ingest state file (default: <state>/ingest/state.json)')
     p.add_argument('--dead-letter', help='dead-letter file (default: '
                    '<state>/ingest/dead-letter.jsonl)')
-    p.add_argument('--batch-size', type=int, default=1000)
+    p.add_argument('--batch-size', type=int, default=2000)
     p.add_argument('--retry-seconds', type=float, default=60.0,
                    help='how long to retry an unreachable or overloaded Elasticsearch')
     p.set_defaults(fn=cmd_ingest)
