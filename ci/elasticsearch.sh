@@ -17,17 +17,24 @@ ES_HEAP=${MDXBENCH_ES_HEAP:-512m}
 TIMEOUT=${MDXBENCH_ES_TIMEOUT:-180}
 URL="http://127.0.0.1:$ES_PORT"
 # Where Elasticsearch lives (see es_base in lib.sh); read-only commands do not create it.
+set_paths() {
+    ES_HOME=${MDXBENCH_ES_HOME:-$ES_BASE/elasticsearch-$ES_VERSION}
+    LAUNCHER_PID="$ES_BASE/run/launcher.pid"
+    SERVER_PID="$ES_BASE/run/server.pid"
+    ES_LOGS="$ES_BASE/logs"
+    LOG="$ES_LOGS/elasticsearch.out"
+    CA="$ES_BASE/config/certs/ca/ca.crt"
+}
 if [[ -L $MDXBENCH_STATE_DIR/es ]]; then
     ES_BASE=$(readlink -f "$MDXBENCH_STATE_DIR/es")
 else
     ES_BASE="$MDXBENCH_STATE_DIR/es"
 fi
-ES_HOME=${MDXBENCH_ES_HOME:-$ES_BASE/elasticsearch-$ES_VERSION}
+set_paths
 SECURITY=${MDXBENCH_ES_SECURITY:-0}
 if [[ $SECURITY == 1 ]]; then
     URL="https://127.0.0.1:$ES_PORT"
 fi
-CA="$ES_BASE/config/certs/ca/ca.crt"
 LAUNCHER_PID="$ES_BASE/run/launcher.pid"
 SERVER_PID="$ES_BASE/run/server.pid"
 ES_LOGS="$ES_BASE/logs"
@@ -98,6 +105,8 @@ start() {
         die "something not started by us already answers at $URL: set MDXBENCH_ES_PORT to a free port"
     fi
     ensure_es_user
+    ES_BASE=$(es_base)      # may move out of a private directory (and link to it)
+    set_paths
     runuser -u "$ES_USER" -- test -r "$ES_HOME/bin/elasticsearch" \
         || die "user $ES_USER cannot read $ES_HOME (a parent directory is private): remove $MDXBENCH_STATE_DIR/es and run ci/install.sh again"
     mkdir -p "$ES_BASE/config" "$ES_BASE/data" "$ES_BASE/run" "$ES_LOGS"
