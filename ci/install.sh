@@ -10,6 +10,8 @@ ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
 ES_ARTIFACT="org.elasticsearch.distribution.integ-test-zip:elasticsearch:${ES_VERSION}:zip"
 APT_PACKAGES=(
     slurm-wlm slurm-client munge
+    # the multi-node test cluster (ci/cluster.sh): accounting, so ReFrame's `slurm` backend works
+    slurmdbd mariadb-server
     openmpi-bin libopenmpi-dev
     fio iperf3 hpcc sockperf ethtool
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the

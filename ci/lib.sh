@@ -106,3 +106,24 @@ es_base() {
     log "user $ES_USER cannot reach $MDXBENCH_STATE_DIR: Elasticsearch lives in $ext (linked from $link)"
     echo "$ext"
 }
+
+# wait_alive DESCRIPTION TIMEOUT LOGFILES PIDFILE CMD...: like wait_for, but fails at once,
+# with the log tail, when the process of PIDFILE dies.
+wait_alive() {
+    local what=$1 timeout=$2 logfiles=$3 pidfile=$4 i f
+    shift 4
+    for ((i = 0; i < timeout; i++)); do
+        if "$@" >/dev/null 2>&1; then
+            return 0
+        fi
+        if ! pid_alive "$pidfile"; then
+            IFS=: read -ra files <<<"$logfiles"
+            for f in "${files[@]}"; do log_tail "$f" 40; done
+            die "$what: the process exited (waited ${i}s)"
+        fi
+        sleep 1
+    done
+    IFS=: read -ra files <<<"$logfiles"
+    for f in "${files[@]}"; do log_tail "$f" 40; done
+    die "timed out after ${timeout}s waiting for $what"
+}

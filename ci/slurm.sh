@@ -91,7 +91,8 @@ node_idle() { [[ $(node_state) == idle* ]]; }
 start() {
     require_root "ci/slurm.sh start"
     command -v slurmctld >/dev/null || die "slurmctld not found: run ci/install.sh first"
-    mkdir -p "$SDIR" "$LOGS"
+    # the `local` system's scratch storage target (site-configs/systems/local.yaml)
+    mkdir -p "$SDIR" "$LOGS" "${MDXBENCH_LOCAL_SCRATCH:-$MDXBENCH_STATE_DIR/scratch}"
     start_munge
     if pid_alive "$CTLD_PID" && pid_alive "$SLURMD_PID"; then
         log "slurm: slurmctld and slurmd already run (PIDs $(cat "$CTLD_PID"), $(cat "$SLURMD_PID"))"

@@ -31,7 +31,7 @@ def slurm_nodes(partition=None):
 def judge(df, node_states=None, z=3.0, min_nodes=3):
     '''Per-node verdicts from acceptance records (one node per record's nodelist).'''
     node_states = node_states or {}
-    acc = df.filter(pl.col('meta').str.contains('"acceptance"')) \
+    acc = df.filter(pl.col('meta').str.contains('"acceptance"') & pl.col('value').is_not_null()) \
             .filter(~pl.col('nodes').str.contains(','))
     # the latest measurement of each (node, check, perf var)
     acc = acc.sort('time').group_by(['nodes', 'check', 'perf_var', 'unit']).agg(

@@ -32,6 +32,13 @@ def frame(rows):
     return df.with_columns(pl.col('time').str.to_datetime(time_zone='UTC', strict=False))
 
 
+def measured(df):
+    '''Only the records with a value (failed runs have none).'''
+    import polars as pl
+
+    return df.filter(pl.col('value').is_not_null())
+
+
 def from_perflogs(paths, errors=None):
     rows = []
     for f in perflog_files(paths):

@@ -23,7 +23,7 @@ def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.
     ``cut``: a timezone-aware datetime, or a dict {system: datetime} (events); None: the
     latest ``latest_runs`` runs of each series against the ``baseline_runs`` before them.
     '''
-    lf = df.lazy().select(KEYS + ['time', 'value']).sort('time')
+    lf = df.lazy().filter(pl.col('value').is_not_null()).select(KEYS + ['time', 'value']).sort('time')
     if cut is None:
         lf = lf.with_columns(
             pl.col('time').rank('ordinal', descending=True).over(KEYS).alias('_rev'))

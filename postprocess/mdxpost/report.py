@@ -21,6 +21,7 @@ def params_of(display_name):
 
 
 def _with_params(df):
+    df = df.filter(pl.col('value').is_not_null())
     return df.with_columns(
         pl.col('check').str.split(' ').list.first().alias('check_class'),
         pl.col('check').map_elements(lambda c: json.dumps(params_of(c), sort_keys=True),

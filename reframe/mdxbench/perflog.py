@@ -43,8 +43,9 @@ PERFVAR_FIELDS = (
 
 DELIM = '|'
 
-#: What ReFrame writes in the perf_result column
-PERF_RESULTS = ('pass', 'fail', 'xfail', 'xpass')
+#: What ReFrame writes in the perf_result column ('None': the test failed before its
+#: performance was evaluated; its value is then None too)
+PERF_RESULTS = ('pass', 'fail', 'xfail', 'xpass', 'None')
 
 
 def reframe_format():
@@ -130,7 +131,7 @@ def parse_line(line):
     if not isinstance(base['meta'], dict):
         raise PerflogError("field 'meta': expected a JSON object")
 
-    base['nodelist'] = [n for n in base['nodelist'].split(',') if n]
+    base['nodelist'] = [n for n in base['nodelist'].split(',') if n and n != 'None']
     records = []
     for k in range(0, len(perfcols), ngroup):
         group = dict(zip((n for n, _ in PERFVAR_FIELDS), perfcols[k:k + ngroup]))
@@ -139,7 +140,9 @@ def parse_line(line):
         if not rec['perf_var']:
             raise PerflogError('a performance variable has no name')
 
-        rec['perf_value'] = _number(group['perf_value'], 'perf_value', allow_null=False)
+        # None when the test failed before its performance stage: the record is kept (a
+        # failed run is a result too), with the line's result 'fail'
+        rec['perf_value'] = _number(group['perf_value'], 'perf_value')
         rec['perf_unit'] = group['perf_unit']
         rec['perf_ref'] = _number(group['perf_ref'], 'perf_ref')
         rec['perf_lower_thres'] = _number(group['perf_lower_thres'], 'perf_lower_thres')
@@ -150,6 +153,13 @@ def parse_line(line):
                 f"field 'perf_result' of {rec['perf_var']!r}: expected one of "
                 f"{', '.join(PERF_RESULTS)}, got {rec['perf_result']!r}: truncated line?"
             )
+
+        if rec['perf_result'] == 'None':
+            rec['perf_result'] = None
+
+        if rec['perf_value'] is None and base['result'] != 'fail':
+            raise PerflogError(f"performance variable {rec['perf_var']!r} has no value "
+                               f"but the test result is {base['result']!r}")
 
         records.append(rec)
 

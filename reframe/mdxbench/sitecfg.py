@@ -333,6 +333,11 @@ def build_config(site_dir, selected=None, env=None):
     for f in files:
         raw = load_yaml(f)
         sysdef = expand(raw, file=f, env=env, strict=(f.stem == selected))
+        slurm_conf = sysdef.pop('slurm_conf', None)
+        if slurm_conf and f.stem == selected:
+            # ReFrame runs sbatch/squeue/sacct with its own environment
+            os.environ['SLURM_CONF'] = slurm_conf
+
         environ = spack_environ(sysdef, spack_tmpl)
         spack_environs.append(environ)
         if sysdef['name'] == 'local' and os.path.isdir(environ['extras']['spack_view']):

@@ -69,3 +69,18 @@ def test_meta_escapes_the_separator_and_round_trips():
     text = perflog.encode_meta(meta)
     assert '|' not in text and '\n' not in text
     assert json.loads(text) == meta
+
+
+def test_a_failed_test_keeps_its_records_without_values(fixture_text):
+    '''ReFrame logs a test that failed before its performance stage with None values.'''
+    line = _line(fixture_text)
+    cols = line.rstrip('\n').split('|')
+    cols[9], cols[10] = 'None', 'fail'          # nodelist, result
+    for k in range(12, len(cols), 7):           # value and perf result of every variable
+        cols[k + 1], cols[k + 6] = 'None', 'None'
+    recs = perflog.parse_line('|'.join(cols))
+    assert len(recs) == 6 and all(r['perf_value'] is None for r in recs)
+    assert recs[0]['nodelist'] == [] and recs[0]['perf_result'] is None
+    cols[10] = 'pass'
+    with pytest.raises(perflog.PerflogError, match='has no value but the test result'):
+        perflog.parse_line('|'.join(cols))

@@ -29,9 +29,17 @@ def test_every_environment_validates(index):
 
 
 def test_every_system_has_an_environment_and_back():
-    systems = {f.stem for f in sitecfg.system_files(ROOT / 'site-configs')}
+    '''Each system names its Spack environment (key spack_environment, default its own
+    name): it must exist, and every environment must serve a system.'''
+    used = {}
+    for f in sitecfg.system_files(ROOT / 'site-configs'):
+        data = sitecfg.load_yaml(f)
+        used[f.stem] = data.get('spack_environment', f.stem)
+
     envs = {e.name for e in spackcheck.environment_dirs(SPACK)}
-    assert systems == envs
+    assert set(used.values()) <= envs, used
+    assert envs <= set(used.values()), envs
+    assert used['nscluster'] == 'local'
 
 
 def test_the_papers_benchmarks_are_in_every_environment(index):

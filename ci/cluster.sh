@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# A multi-node Slurm test cluster on this machine: N compute nodes, each a network namespace
+# with its own hostname (UTS namespace) and a veth into a bridge, running its own slurmd;
+# slurmctld on the host side of the bridge; slurmdbd with MariaDB for accounting (so that
+# ReFrame's `slurm` backend, which needs sacct, is what the cluster is tested with). All
+# nodes see the same filesystem, as a shared Lustre or NFS would be. Addresses come from
+# 198.18.0.0/15, the range reserved for benchmarking networks.
+# Usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME
+# Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_PARTITION (nodes),
+#           MDXBENCH_CLUSTER_TIMEOUT (90 s per wait).
+source "$(dirname "$0")/lib.sh"
+
+CDIR="$MDXBENCH_STATE_DIR/cluster"
+LOGS="$MDXBENCH_STATE_DIR/logs"
+CONF="$CDIR/etc/slurm.conf"
+DBDCONF="$CDIR/etc/slurmdbd.conf"
+PARTITION=${MDXBENCH_CLUSTER_PARTITION:-nodes}
+TIMEOUT=${MDXBENCH_CLUSTER_TIMEOUT:-90}
+BRIDGE=mdxbr0
+NET=198.18.0
+HOST_IP=$NET.1
+DB_PORT=3307 DBD_PORT=6919 CTLD_PORT=6917 SLURMD_PORT=6918
+HOSTS_BEGIN='# BEGIN mdxbench test cluster'
+HOSTS_END='# END mdxbench test cluster'
+export SLURM_CONF="$CONF"
+
+node_name() { echo "mdxnode$1"; }
+node_ip() { echo "$NET.$((10 + $1))"; }
+nodes_file="$CDIR/nodes"
+
+munge_works() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
+
+ensure_munge() {
+    munge_works && return
+    log "cluster: no working munged: start the one-node cluster's (ci/slurm.sh start) first"
+    bash "$(dirname "$0")/slurm.sh" start >/dev/null
+}
+
+# --- network -------------------------------------------------------------------------
+net_up() {
+    local n=$1 i name
+    if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+        ip link add "$BRIDGE" type bridge
+        ip addr add "$HOST_IP/24" dev "$BRIDGE"
+    fi
+    ip link set "$BRIDGE" up
+    for ((i = 1; i <= n; i++)); do
+        name=$(node_name "$i")
+        if [[ ! -e /var/run/netns/$name ]]; then
+            ip netns add "$name"
+        fi
+        if ! ip link show "mdxv$i" >/dev/null 2>&1; then
+            ip link add "mdxv$i" type veth peer name eth0 netns "$name"
+            ip link set "mdxv$i" master "$BRIDGE" up
+            ip -n "$name" addr add "$(node_ip "$i")/24" dev eth0
+            ip -n "$name" link set eth0 up
+            ip -n "$name" link set lo up
+            ip -n "$name" route add default via "$HOST_IP"
+        fi
+    done
+    hosts_block "$n"
+}
+
+hosts_block() {
+    local n=$1 i tmp
+    tmp=$(mktemp)
+    sed "/^$HOSTS_BEGIN\$/,/^$HOSTS_END\$/d" /etc/hosts >"$tmp"
+    {
+        echo "$HOSTS_BEGIN"
+        for ((i = 1; i <= n; i++)); do echo "$(node_ip "$i") $(node_name "$i")"; done
+        echo "$HOSTS_END"
+    } >>"$tmp"
+    cat "$tmp" >/etc/hosts   # keep the inode: /etc/hosts may be a bind mount
+    rm -f "$tmp"
+}
+
+net_down() {
+    local name i tmp
+    for name in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^mdxnode[0-9]*$'); do
+        ip netns del "$name"
+    done
+    for i in $(ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(mdxv[0-9]*\)@.*/\1/p'); do
+        ip link del "$i" 2>/dev/null || true
+    done
+    ip link del "$BRIDGE" 2>/dev/null || true
+    if grep -q "^$HOSTS_BEGIN\$" /etc/hosts; then
+        tmp=$(mktemp)
+        sed "/^$HOSTS_BEGIN\$/,/^$HOSTS_END\$/d" /etc/hosts >"$tmp"
+        cat "$tmp" >/etc/hosts
+        rm -f "$tmp"
+    fi
+}
+
+# --- accounting: MariaDB + slurmdbd ----------------------------------------------------
+db_start() {
+    local d="$CDIR/mysql"
+    if pid_alive "$CDIR/mariadbd.pid.ours"; then return; fi
+    mkdir -p "$d"
+    if [[ ! -d $d/mysql ]]; then
+        mariadb-install-db --user=root --datadir="$d" --auth-root-authentication-method=socket \
+            >"$LOGS/cluster-mariadb-install.log" 2>&1 \
+            || { log_tail "$LOGS/cluster-mariadb-install.log"; die "mariadb-install-db failed"; }
+    fi
+    setsid mariadbd --user=root --datadir="$d" --socket="$CDIR/mysql.sock" --port=$DB_PORT \
+        --bind-address=127.0.0.1 --pid-file="$CDIR/mariadbd.pid" --skip-name-resolve \
+        --log-error="$LOGS/cluster-mariadb.log" </dev/null >/dev/null 2>&1 &
+    echo $! >"$CDIR/mariadbd.pid.ours"
+    wait_alive "MariaDB to answer" "$TIMEOUT" "$LOGS/cluster-mariadb.log" "$CDIR/mariadbd.pid.ours" \
+        mariadb --socket="$CDIR/mysql.sock" -u root -e 'select 1'
+    [[ -s $CDIR/db.pw ]] || (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$CDIR/db.pw")
+    local pw
+    pw=$(cat "$CDIR/db.pw")
+    mariadb --socket="$CDIR/mysql.sock" -u root <<SQL
+CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$pw';
+ALTER USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pw';
+GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
+FLUSH PRIVILEGES;
+SQL
+}
+
+dbd_start() {
+    pid_alive "$CDIR/slurmdbd.pid.ours" && return
+    mkdir -p "$CDIR/etc"
+    (umask 077; cat >"$DBDCONF" <<CONF
+# Generated by ci/cluster.sh
+AuthType=auth/munge
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$DBD_PORT
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$DB_PORT
+StorageUser=slurm
+StoragePass=$(cat "$CDIR/db.pw")
+StorageLoc=slurm_acct_db
+LogFile=$LOGS/cluster-slurmdbd.log
+PidFile=$CDIR/slurmdbd.pid
+CONF
+    )
+    # slurmdbd reads slurmdbd.conf from the directory of $SLURM_CONF
+    setsid slurmdbd -D >>"$LOGS/cluster-slurmdbd.out" 2>&1 </dev/null &
+    echo $! >"$CDIR/slurmdbd.pid.ours"
+    wait_alive "slurmdbd to listen on $DBD_PORT" "$TIMEOUT" "$LOGS/cluster-slurmdbd.log:$LOGS/cluster-slurmdbd.out" \
+        "$CDIR/slurmdbd.pid.ours" \
+        bash -c "exec 3<>/dev/tcp/127.0.0.1/$DBD_PORT"
+}
+
+# --- Slurm -----------------------------------------------------------------------------
+write_conf() {
+    local n=$1 i cpus mem host
+    host=$(hostname -s)
+    cpus=$(nproc)
+    mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 / (n + 1) ))
+    mkdir -p "$CDIR/etc" "$CDIR/state" "$CDIR/spool"
+    {
+        echo "# Generated by ci/cluster.sh ($n nodes); edits are overwritten."
+        cat <<CONF
+ClusterName=mdxns
+SlurmctldHost=$host($HOST_IP)
+SlurmUser=root
+AuthType=auth/munge
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+StateSaveLocation=$CDIR/state
+SlurmdSpoolDir=$CDIR/spool/%n
+SlurmctldPidFile=$CDIR/slurmctld.daemon.pid
+SlurmdPidFile=$CDIR/slurmd.%n.daemon.pid
+SlurmctldLogFile=$LOGS/cluster-slurmctld.log
+SlurmdLogFile=$LOGS/cluster-slurmd.%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$DBD_PORT
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+SlurmctldTimeout=30
+SlurmdTimeout=15
+InactiveLimit=0
+KillWait=5
+MinJobAge=600
+CONF
+        for ((i = 1; i <= n; i++)); do
+            echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus RealMemory=$mem State=UNKNOWN"
+        done
+        echo "PartitionName=$PARTITION Nodes=mdxnode[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
+    } >"$CONF.new"
+    mv "$CONF.new" "$CONF"
+}
+
+start_slurmd() {
+    local i=$1 name
+    name=$(node_name "$i")
+    pid_alive "$CDIR/slurmd.$name.pid.ours" && return
+    # nsenter --net + unshare --uts --mount (not `ip netns exec`, which remounts /sys and
+    # breaks slurmd's cgroup detection); all exec, so $! is slurmd's own PID. Each node gets
+    # its own /tmp, as real nodes have (PMIx keeps per-step directories there); everything
+    # else, the project's directories included, is shared as a cluster file system would be.
+    mkdir -p "$CDIR/spool/$name" "$CDIR/tmp/$name"
+    chmod 1777 "$CDIR/tmp/$name"
+    setsid nsenter --net="/var/run/netns/$name" unshare --uts --mount --propagation private \
+        sh -c "mount --bind '$CDIR/tmp/$name' /tmp && hostname $name && exec slurmd -D -N $name -f '$CONF'" \
+        >>"$LOGS/cluster-slurmd.$name.out" 2>&1 </dev/null &
+    echo $! >"$CDIR/slurmd.$name.pid.ours"
+}
+
+idle_nodes() { sinfo -h -N -p "$PARTITION" -o '%N %T' 2>/dev/null | grep -c ' idle'; }
+
+start() {
+    require_root "ci/cluster.sh start"
+    local n=${1:-${MDXBENCH_CLUSTER_NODES:-3}} i
+    [[ $n =~ ^[0-9]+$ && $n -ge 2 && $n -le 16 ]] || die "node count '$n': give 2 to 16"
+    mkdir -p "$CDIR" "$LOGS"
+    if [[ -f $nodes_file && $(cat "$nodes_file") != "$n" ]] && pid_alive "$CDIR/slurmctld.pid.ours"; then
+        log "cluster: node count changes from $(cat "$nodes_file") to $n: restarting the controller"
+        stop_pid slurmctld "$CDIR/slurmctld.pid.ours"
+    fi
+    echo "$n" >"$nodes_file"
+    ensure_munge
+    net_up "$n"
+    db_start
+    dbd_start
+    write_conf "$n"
+    if ! pid_alive "$CDIR/slurmctld.pid.ours"; then
+        log "cluster: starting slurmctld on $HOST_IP:$CTLD_PORT"
+        setsid slurmctld -D -f "$CONF" >>"$LOGS/cluster-slurmctld.out" 2>&1 </dev/null &
+        echo $! >"$CDIR/slurmctld.pid.ours"
+    fi
+    wait_alive "the cluster's slurmctld (scontrol ping)" "$TIMEOUT" \
+        "$LOGS/cluster-slurmctld.log:$LOGS/cluster-slurmctld.out" "$CDIR/slurmctld.pid.ours" bash -c "scontrol ping | grep -q 'is UP'"
+    sacctmgr -i add cluster mdxns >/dev/null 2>&1 || true
+    for ((i = 1; i <= n; i++)); do start_slurmd "$i"; done
+    wait_for "$n idle nodes in partition $PARTITION" "$TIMEOUT" \
+        "$LOGS/cluster-slurmd.mdxnode1.log:$LOGS/cluster-slurmd.mdxnode1.out:$LOGS/cluster-slurmctld.log" \
+        bash -c "[ \$(sinfo -h -N -p $PARTITION -o '%T' | grep -c idle) -ge $n ]"
+    log "cluster: $n nodes idle in partition '$PARTITION': $(sinfo -h -p "$PARTITION" -o '%N')"
+}
+
+restart_node() {
+    local name=$1 i=${1#mdxnode}
+    [[ $i =~ ^[0-9]+$ ]] || die "no such node '$1'"
+    start_slurmd "$i"
+    scontrol update nodename="$name" state=resume >/dev/null 2>&1 || true
+    wait_for "$name idle" "$TIMEOUT" "$LOGS/cluster-slurmd.$name.log" \
+        bash -c "sinfo -h -N -n $name -o '%T' | grep -q idle"
+}
+
+stop() {
+    local f
+    for f in "$CDIR"/slurmd.mdxnode*.pid.ours; do
+        [[ -e $f ]] || continue
+        f=${f##*/}
+        stop_pid "${f%.pid.ours}" "$CDIR/$f"
+    done
+    stop_pid slurmctld "$CDIR/slurmctld.pid.ours"
+    stop_pid slurmdbd "$CDIR/slurmdbd.pid.ours"
+    stop_pid mariadbd "$CDIR/mariadbd.pid.ours"
+    net_down
+}
+
+status() {
+    local rc=0 f
+    for f in mariadbd slurmdbd slurmctld; do
+        if pid_alive "$CDIR/$f.pid.ours"; then echo "$f: running (PID $(cat "$CDIR/$f.pid.ours"))"
+        else echo "$f: not running"; rc=3; fi
+    done
+    for f in "$CDIR"/slurmd.mdxnode*.pid.ours; do
+        [[ -e $f ]] || continue
+        n=${f##*/slurmd.}; n=${n%.pid.ours}
+        if pid_alive "$f"; then echo "slurmd $n: running (PID $(cat "$f"))"; else echo "slurmd $n: not running"; rc=3; fi
+    done
+    ip netns list 2>/dev/null | grep -q mdxnode && echo "namespaces: $(ip netns list | awk '{print $1}' | grep mdxnode | tr '\n' ' ')"
+    [[ -f $CONF ]] && sinfo -p "$PARTITION" 2>/dev/null || true
+    return $rc
+}
+
+case ${1:-} in
+    start) start "${2:-}" ;;
+    stop) stop ;;
+    status) status ;;
+    env) echo "export SLURM_CONF=$CONF" ;;
+    restart-node) restart_node "${2:?node name}" ;;
+    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME" ;;
+esac
