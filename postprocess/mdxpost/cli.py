@@ -80,7 +80,8 @@ def cmd_summary(args):
     for r in sorted(shown, key=lambda r: (r['completion_time'], r['display_name'])):
         ref = 'no reference' if not r['perf_ref'] else _fmt(r['perf_ref'])
         rows.append((f"{r['system']}:{r['partition']}", r['display_name'], r['perf_var'],
-                     _fmt(r['perf_value']), r['perf_unit'], ref, r['perf_result']))
+                     _fmt(r['perf_value']), r['perf_unit'], ref,
+                     r['perf_result'] or r['result']))
 
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     for k, row in enumerate(rows):
