@@ -244,12 +244,23 @@ start() {
 }
 
 restart_node() {
-    local name=$1 i=${1#mdxnode}
+    local name=$1 i=${1#mdxnode} t state
     [[ $i =~ ^[0-9]+$ ]] || die "no such node '$1'"
     start_slurmd "$i"
-    scontrol update nodename="$name" state=resume >/dev/null 2>&1 || true
-    wait_for "$name idle" "$TIMEOUT" "$LOGS/cluster-slurmd.$name.log" \
-        bash -c "sinfo -h -N -n $name -o '%T' | grep -q idle"
+    # Wait for the node to be back in service: slurmd answers (no '*' after the state) and
+    # Slurm no longer has it down, drained or failed -- resume it when it does.
+    for ((t = 0; t < TIMEOUT; t++)); do
+        state=$(sinfo -h -N -n "$name" -o '%T' 2>/dev/null | head -n 1)
+        case $state in
+            ''|*'*') ;;
+            *down*|*drain*|*fail*) scontrol update nodename="$name" state=resume || true ;;
+            *) log "cluster: $name is back in service ($state)"; return 0 ;;
+        esac
+        sleep 1
+    done
+    log_tail "$LOGS/cluster-slurmd.$name.log" 30
+    squeue -w "$name" >&2 || true
+    die "timed out after ${TIMEOUT}s waiting for $name to be back in service (last state: ${state:-unknown})"
 }
 
 stop() {

@@ -149,22 +149,37 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
         name = self.output_file or self.stdout.evaluate()
         return os.path.join(self.stagedir, name)
 
+    def job_report(self):
+        '''The scheduler's word on the job, for failure messages: state and exit code.'''
+        job = self.job
+        if job is None:
+            return ''
+
+        state = getattr(job, 'state', None)
+        code = getattr(job, 'exitcode', None)
+        if state in (None, 'COMPLETED') and code in (None, 0):
+            return ''
+
+        return f' [job {job.jobid}: scheduler state {state}, exit code {code}]'
+
     @sanity_function
     def assert_output_parsed(self):
         try:
             with open(self.output_path, errors='replace') as fp:
                 text = fp.read()
         except OSError as err:
-            raise SanityError(f'{self.bench_name}: cannot read its output: {err}') from None
+            raise SanityError(f'{self.bench_name}: cannot read its output: {err}'
+                              f'{self.job_report()}') from None
 
         try:
             self.results = type(self).parser(text)
         except PartialResult as err:
             raise SanityError(
                 f'{self.bench_name}: partial result in {self.output_path}: {err} '
-                f'(partial: {err.partial})') from None
+                f'(partial: {err.partial}){self.job_report()}') from None
         except ParseError as err:
-            raise SanityError(f'{self.bench_name}: {self.output_path}: {err}') from None
+            raise SanityError(f'{self.bench_name}: {self.output_path}: {err}'
+                              f'{self.job_report()}') from None
 
         try:
             self.derive(self.results)
