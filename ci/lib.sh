@@ -127,3 +127,14 @@ wait_alive() {
     for f in "${files[@]}"; do log_tail "$f" 40; done
     die "timed out after ${timeout}s waiting for $what"
 }
+
+# prepare_local: what ci/main.sh and ci/test.sh both need first -- install what is missing,
+# start Slurm and Elasticsearch, activate the environment, and go to the repository root.
+prepare_local() {
+    local here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    bash "$here/install.sh"
+    bash "$here/services.sh" start
+    source "$here/activate.sh"
+    cd "$MDXBENCH_ROOT"
+}

@@ -5,12 +5,7 @@
 # as many documents as the perflogs hold records).
 # Extra arguments go to reframe, e.g.  ci/main.sh -n HpccStream
 source "$(dirname "$0")/lib.sh"
-here=$(cd "$(dirname "$0")" && pwd)
-
-bash "$here/install.sh"
-bash "$here/services.sh" start
-source "$here/activate.sh"
-cd "$MDXBENCH_ROOT"
+prepare_local
 
 since=$(date +%Y-%m-%dT%H:%M:%S%:z)
 rc=0

@@ -3,10 +3,5 @@
 # the real Slurm and Elasticsearch, and run pytest (unit and integration tests).
 # Extra arguments go to pytest, e.g.  ci/test.sh -m 'not integration'
 source "$(dirname "$0")/lib.sh"
-here=$(cd "$(dirname "$0")" && pwd)
-
-bash "$here/install.sh"
-bash "$here/services.sh" start
-source "$here/activate.sh"
-cd "$MDXBENCH_ROOT"
+prepare_local
 python -m pytest -ra "$@"

@@ -6,7 +6,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest, partition_facts
-from mdxbench.netbase import partition_nodes
+from mdxbench.netbase import partition_nodes, skip_unless_nodes
 from mdxbench.parsers import osu
 
 OSU_DIRS = [f'$MDXBENCH_SPACK_VIEW/libexec/osu-micro-benchmarks/mpi/{d}'
@@ -62,10 +62,7 @@ class OsuAlltoall(_Osu):
 
     @run_after('setup')
     def require_nodes(self):
-        have = partition_nodes(self.current_partition)
-        self.skip_if(have is not None and have < self.num_nodes,
-                     f'{self.current_system.name}:{self.current_partition.name} has {have} '
-                     f'node(s); this run needs {self.num_nodes}')
+        skip_unless_nodes(self, self.num_nodes)
 
     @run_before('run')
     def place_ranks(self):

@@ -10,7 +10,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 import mdxbench
 from mdxbench.base import MdxBenchTest
-from mdxbench.netbase import ClientServerTest, partition_nodes
+from mdxbench.netbase import ClientServerTest, skip_unless_nodes
 from mdxbench.parsers import iperf3, netperf, nic, sockperf
 
 PAIRS_SCRIPT = os.path.join(os.path.dirname(mdxbench.__file__), 'scripts', 'iperf3-pairs.sh')
@@ -89,10 +89,7 @@ class Iperf3Aggregate(MdxBenchTest):
 
     @run_after('setup')
     def require_nodes(self):
-        have = partition_nodes(self.current_partition)
-        self.skip_if(have is not None and have < 2 * self.pairs,
-                     f'{self.current_system.name}:{self.current_partition.name} has {have} '
-                     f'node(s); {self.pairs} pair(s) need {2 * self.pairs}')
+        skip_unless_nodes(self, 2 * self.pairs, f'{self.pairs} pair(s)')
 
     @run_before('run')
     def set_job(self):

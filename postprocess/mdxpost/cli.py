@@ -14,11 +14,9 @@ import os
 import pathlib
 import sys
 
-from mdxbench import perflog
 from mdxbench.sitecfg import state_dir
 from mdxpost import esclient
-from mdxpost.ingest import (EXIT_NOT_STORED, Ingestor, TlsVerificationError, count_documents,
-                            perflog_files)
+from mdxpost.ingest import EXIT_NOT_STORED, Ingestor, TlsVerificationError, count_documents
 
 EXIT_USAGE = 2
 
@@ -47,19 +45,10 @@ def cmd_ingest(args):
 
 def read_records(paths):
     '''(records, errors) of every perflog line under paths; errors as "file:line: why".'''
-    records, errors = [], []
-    for f in perflog_files(paths):
-        with open(f, errors='replace') as fp:
-            for lineno, line in enumerate(fp, 1):
-                if perflog.is_header(line):
-                    continue
+    from mdxpost.records import iter_perflog_records
 
-                try:
-                    records += perflog.parse_line(line)
-                except perflog.PerflogError as err:
-                    errors.append(f'{f}:{lineno}: {err}')
-
-    return records, errors
+    errors = []
+    return list(iter_perflog_records(paths, errors)), errors
 
 
 def _fmt(v):
@@ -112,6 +101,20 @@ def cmd_summary(args):
     return rc
 
 
+def _load(args):
+    '''The records table from --from-es, --parquet or perflog paths; unreadable lines
+    are reported on stderr.'''
+    from mdxpost import records
+
+    client = esclient.make_client(url=args.es_url) if args.from_es else None
+    errors = []
+    df = records.load(_source(args), client, esclient.index_prefix(), errors)
+    for e in errors:
+        print(e, file=sys.stderr)
+
+    return df
+
+
 def _source(args):
     if args.from_es:
         return 'es'
@@ -126,13 +129,9 @@ def cmd_regress(args):
     import datetime as dt
     import json as _json
 
-    from mdxpost import events, records, regress
+    from mdxpost import events, regress
 
-    client = esclient.make_client(url=args.es_url) if args.from_es else None
-    errors = []
-    df = records.load(_source(args), client, esclient.index_prefix(), errors)
-    for e in errors:
-        print(e, file=sys.stderr)
+    df = _load(args)
 
     cut = None
     if args.since_event:
@@ -155,13 +154,9 @@ def cmd_regress(args):
 
 
 def cmd_acceptance(args):
-    from mdxpost import acceptance, records
+    from mdxpost import acceptance
 
-    client = esclient.make_client(url=args.es_url) if args.from_es else None
-    errors = []
-    df = records.load(_source(args), client, esclient.index_prefix(), errors)
-    for e in errors:
-        print(e, file=sys.stderr)
+    df = _load(args)
 
     if args.system:
         df = df.filter(df['system'] == args.system)
@@ -179,13 +174,9 @@ def cmd_acceptance(args):
 
 
 def cmd_report(args):
-    from mdxpost import records, report
+    from mdxpost import report
 
-    client = esclient.make_client(url=args.es_url) if args.from_es else None
-    errors = []
-    df = records.load(_source(args), client, esclient.index_prefix(), errors)
-    for e in errors:
-        print(e, file=sys.stderr)
+    df = _load(args)
 
     page, tables, figs = report.write(df, args.out)
     print(f'mdxbench report: {page} ({len(tables)} tables, {len(figs)} figures, '

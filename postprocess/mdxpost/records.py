@@ -39,8 +39,9 @@ def measured(df):
     return df.filter(pl.col('value').is_not_null())
 
 
-def from_perflogs(paths, errors=None):
-    rows = []
+def iter_perflog_records(paths, errors=None):
+    '''Every record of the perflogs under paths; unreadable lines go to ``errors`` as
+    "file:line: reason" (never silently dropped).'''
     for f in perflog_files(paths):
         with open(f, errors='replace') as fp:
             for n, line in enumerate(fp, 1):
@@ -48,12 +49,14 @@ def from_perflogs(paths, errors=None):
                     continue
 
                 try:
-                    rows += [_row(r) for r in perflog.parse_line(line)]
+                    yield from perflog.parse_line(line)
                 except perflog.PerflogError as err:
                     if errors is not None:
                         errors.append(f'{f}:{n}: {err}')
 
-    return frame(rows)
+
+def from_perflogs(paths, errors=None):
+    return frame([_row(r) for r in iter_perflog_records(paths, errors)])
 
 
 def from_elasticsearch(client, prefix, query=None):

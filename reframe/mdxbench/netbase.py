@@ -36,6 +36,14 @@ def partition_nodes(partition):
     return sum(int(x) for x in out.split() if x.isdigit()) or None
 
 
+def skip_unless_nodes(test, needed, what='this run'):
+    '''Skip the test, with the reason, when its partition has fewer than `needed` nodes.'''
+    have = partition_nodes(test.current_partition)
+    test.skip_if(have is not None and have < needed,
+                 f'{test.current_system.name}:{test.current_partition.name} has {have} '
+                 f'node(s); {what} needs {needed}')
+
+
 class ClientServerTest(MdxBenchTest):
     #: same-node: client and server in one node (one VM); two-nodes: on two nodes
     placement = parameter(['same-node', 'two-nodes'])
@@ -60,12 +68,7 @@ class ClientServerTest(MdxBenchTest):
 
     @run_after('setup')
     def require_nodes(self):
-        have = partition_nodes(self.current_partition)
-        self.skip_if(
-            have is not None and have < self.nodes_needed,
-            f'{self.current_system.name}:{self.current_partition.name} has {have} node(s); '
-            f'placement {self.placement} needs {self.nodes_needed}'
-        )
+        skip_unless_nodes(self, self.nodes_needed, f'placement {self.placement}')
 
     @run_before('run')
     def set_job(self):
