@@ -168,6 +168,7 @@ SlurmctldPidFile=$CDIR/slurmctld.daemon.pid
 SlurmdPidFile=$CDIR/slurmd.%n.daemon.pid
 SlurmctldLogFile=$LOGS/cluster-slurmctld.log
 SlurmdLogFile=$LOGS/cluster-slurmd.%n.log
+TmpFS=$CDIR/nodetmp
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
@@ -201,12 +202,14 @@ start_slurmd() {
     pid_alive "$CDIR/slurmd.$name.pid.ours" && return
     # nsenter --net + unshare --uts --mount (not `ip netns exec`, which remounts /sys and
     # breaks slurmd's cgroup detection); all exec, so $! is slurmd's own PID. Each node gets
-    # its own /tmp, as real nodes have (PMIx keeps per-step directories there); everything
-    # else, the project's directories included, is shared as a cluster file system would be.
-    mkdir -p "$CDIR/spool/$name" "$CDIR/tmp/$name"
+    # its own TmpFS (PMIx keeps per-step directories there, which must not collide between
+    # nodes): a per-node directory bound over $CDIR/nodetmp in the node's mount namespace.
+    # Everything else, the project's directories included, is shared as a cluster file
+    # system would be.
+    mkdir -p "$CDIR/spool/$name" "$CDIR/tmp/$name" "$CDIR/nodetmp"
     chmod 1777 "$CDIR/tmp/$name"
     setsid nsenter --net="/var/run/netns/$name" unshare --uts --mount --propagation private \
-        sh -c "mount --bind '$CDIR/tmp/$name' /tmp && hostname $name && exec slurmd -D -N $name -f '$CONF'" \
+        sh -c "mount --bind '$CDIR/tmp/$name' '$CDIR/nodetmp' && hostname $name && exec slurmd -D -N $name -f '$CONF'" \
         >>"$LOGS/cluster-slurmd.$name.out" 2>&1 </dev/null &
     echo $! >"$CDIR/slurmd.$name.pid.ours"
 }

@@ -28,6 +28,7 @@ def slurm(*cmd, **kw):
 def cluster(services):
     res = run(['bash', 'ci/cluster.sh', 'start', '3'], timeout=300)
     if res.returncode != 0:
+        run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)    # what did start
         pytest.fail(f'ci/cluster.sh start failed:\n{res.stderr[-4000:]}')
 
     yield
@@ -36,7 +37,7 @@ def cluster(services):
 
 @pytest.fixture
 def work():
-    '''A directory every node sees (the nodes' /tmp are their own).'''
+    '''A directory every node sees (the cluster's state directory).'''
     d = STATE / 'test-cluster' / uuid.uuid4().hex[:8]
     d.mkdir(parents=True)
     return d
