@@ -216,6 +216,14 @@ def cmd_fidelity(args):
     return fidelity.main(args.repeats)
 
 
+def _source_args(p):
+    '''Where the records come from: perflogs (default), Elasticsearch or a Parquet file.'''
+    p.add_argument('paths', nargs='*', help='perflog files or directories (default: the perflog dir)')
+    p.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
+    p.add_argument('--parquet', help='read the records from a Parquet export')
+    p.add_argument('--es-url')
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog='mdxbench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -243,10 +251,7 @@ def build_parser():
                    help='fail when no record is shown')
     p.set_defaults(fn=cmd_summary)
     p = sub.add_parser('regress', help='regressions and improvements against a baseline')
-    p.add_argument('paths', nargs='*', help='perflog files or directories (default: the perflog dir)')
-    p.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
-    p.add_argument('--parquet', help='read the records from a Parquet export')
-    p.add_argument('--es-url')
+    _source_args(p)
     g = p.add_mutually_exclusive_group()
     g.add_argument('--since-event', metavar='NAME', help='cut at the event of that name (per system)')
     g.add_argument('--since', metavar='TIME', help='cut at this ISO time')
@@ -258,10 +263,7 @@ def build_parser():
     p.add_argument('--json', help='write the whole table as JSON here')
     p.set_defaults(fn=cmd_regress)
     p = sub.add_parser('acceptance', help='per-node verdicts of the acceptance checks')
-    p.add_argument('paths', nargs='*')
-    p.add_argument('--from-es', action='store_true')
-    p.add_argument('--parquet')
-    p.add_argument('--es-url')
+    _source_args(p)
     p.add_argument('--system')
     p.add_argument('--partition', help='site-config partition to judge')
     p.add_argument('--slurm-partition', help='Slurm partition whose nodes must all be tested '
@@ -271,10 +273,7 @@ def build_parser():
     p.add_argument('--json', help='write the machine-readable verdicts here')
     p.set_defaults(fn=cmd_acceptance)
     p = sub.add_parser('report', help="the papers' tables and figures as HTML and PNG")
-    p.add_argument('paths', nargs='*')
-    p.add_argument('--from-es', action='store_true')
-    p.add_argument('--parquet')
-    p.add_argument('--es-url')
+    _source_args(p)
     p.add_argument('--out', required=True, help='directory for index.html and the PNG files')
     p.set_defaults(fn=cmd_report)
     p = sub.add_parser('event', help='record or list system events (kernel, BIOS, flavor...)')
