@@ -158,8 +158,6 @@ write_conf() {
         cat <<CONF
 ClusterName=mdxns
 SlurmctldHost=$host($HOST_IP)
-SlurmUser=root
-AuthType=auth/munge
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$SLURMD_PORT
 StateSaveLocation=$CDIR/state
@@ -169,25 +167,15 @@ SlurmdPidFile=$CDIR/slurmd.%n.daemon.pid
 SlurmctldLogFile=$LOGS/cluster-slurmctld.log
 SlurmdLogFile=$LOGS/cluster-slurmd.%n.log
 TmpFS=$CDIR/nodetmp
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-ReturnToService=2
 JobRequeue=0
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$DBD_PORT
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
-SlurmctldTimeout=30
 SlurmdTimeout=15
-InactiveLimit=0
 KillWait=5
 MinJobAge=600
 CONF
+        slurm_conf_common
         for ((i = 1; i <= n; i++)); do
             echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus RealMemory=$mem State=UNKNOWN"
         done

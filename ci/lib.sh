@@ -138,3 +138,25 @@ prepare_local() {
     source "$here/activate.sh"
     cd "$MDXBENCH_ROOT"
 }
+
+# slurm_conf_common: the slurm.conf lines the one-node cluster (ci/slurm.sh) and the
+# namespace cluster (ci/cluster.sh) share: root daemons, munge, no cgroups (this machine's
+# cgroup layout is not the daemons' to manage), cores as consumable, nodes back in service
+# when they register again.
+slurm_conf_common() {
+    cat <<CONF
+SlurmUser=root
+AuthType=auth/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+SlurmctldTimeout=30
+InactiveLimit=0
+CONF
+}
