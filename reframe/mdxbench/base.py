@@ -13,6 +13,7 @@ perflog ``meta`` column carries (suite commit, benchmark version, exact command 
 '''
 import functools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -44,16 +45,22 @@ def suite_commit():
     return head + ('+dirty' if dirty else '')
 
 
-def environ_path(environ, partition):
-    '''The PATH that the job will see: ours, changed by the partition's and the
-    environment's ``env_vars`` (e.g. a Spack view's bin/ put first).'''
-    path = os.environ.get('PATH', '')
-    for env_vars in (partition.local_env.env_vars, environ.env_vars):
-        val = env_vars.get('PATH')
-        if val is not None:
-            path = os.path.expandvars(val.replace('$PATH', path).replace('${PATH}', path))
+def expand(text, env):
+    '''$VAR and ${VAR} of text from env (unknown variables stay as they are).'''
+    return re.sub(r'\$(\w+)|\$\{(\w+)\}',
+                  lambda m: env.get(m.group(1) or m.group(2), m.group(0)), text)
 
-    return path
+
+def job_environment(environ, partition):
+    '''The variables the job will see: ours, then the partition's and the environment's
+    ``env_vars`` in the order the job script sets them (e.g. a Spack view's bin/ first
+    on PATH, MDXBENCH_SPACK_VIEW).'''
+    env = dict(os.environ)
+    for env_vars in (partition.local_env.env_vars, environ.env_vars):
+        for name, val in env_vars.items():
+            env[name] = expand(str(val), env)
+
+    return env
 
 
 def partition_facts(partition):
@@ -114,14 +121,14 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
             self.reference = ref
 
     #: Extra directories searched for ``bench_binary`` after PATH (e.g. the MKL
-    #: benchmarks directory); environment variables are expanded
+    #: benchmarks directory); variables are expanded as the job will see them
     bench_search_dirs = variable(typ.List[str], value=[])
 
     @run_after('setup')
     def locate_binary(self):
-        path = environ_path(self.current_environ, self.current_partition)
-        extra = [os.path.expandvars(d) for d in self.bench_search_dirs]
-        path = os.pathsep.join([path] + [d for d in extra if '$' not in d])
+        env = job_environment(self.current_environ, self.current_partition)
+        extra = [expand(d, env) for d in self.bench_search_dirs]
+        path = os.pathsep.join([env.get('PATH', '')] + [d for d in extra if '$' not in d])
         found = shutil.which(self.bench_binary, path=path)
         self.skip_if(
             found is None,

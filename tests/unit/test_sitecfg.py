@@ -127,3 +127,16 @@ def test_reframe_reports_missing_variable_of_selected_system():
     assert res.returncode != 0
     assert 'laurel.yaml: partitions[0].access[1]: environment variable MDXBENCH_LAUREL_ACCOUNT' \
         in res.stdout + res.stderr
+
+
+def test_spack_environment_exports_its_view_for_the_checks():
+    '''Checks look for binaries outside bin/ (OSU's libexec) through $MDXBENCH_SPACK_VIEW:
+    the environment must set it, before PATH uses the same view.'''
+    cfg = sitecfg.build_config(SITE, selected='mdx2', env={})
+    env = [e for e in cfg['environments'] if e['name'] == 'spack'
+           and e['target_systems'] == ['mdx2']][0]
+    names = [k for k, _ in env['env_vars']]
+    assert names[0] == 'MDXBENCH_SPACK_VIEW'
+    view = dict(env['env_vars'])['MDXBENCH_SPACK_VIEW']
+    assert view.endswith('spack/mdx2/.spack-env/view')
+    assert dict(env['env_vars'])['PATH'] == f'{view}/bin:$PATH'
