@@ -376,14 +376,25 @@ def build_config(site_dir, selected=None, env=None):
     return config
 
 
-def storage_target_names(site_dir=None):
-    '''Names of every storage target any partition declares (``extras.storage_targets``),
-    read from the YAML without expanding placeholders: the parameter values of the
-    storage checks, which skip the targets the current partition does not declare.'''
+def declared_names(key, site_dir=None):
+    '''Names of every entry any partition declares under ``extras.<key>`` (e.g.
+    ``storage_targets``, ``object_targets``), read from the YAML without expanding
+    placeholders: the parameter values of the checks that run on such targets, which
+    skip the targets the current partition does not declare.'''
     site_dir = pathlib.Path(site_dir or REPO_ROOT / 'site-configs')
     names = set()
     for f in system_files(site_dir):
         for part in load_yaml(f).get('partitions', []):
-            names.update((part.get('extras') or {}).get('storage_targets') or {})
+            names.update((part.get('extras') or {}).get(key) or {})
 
     return sorted(names)
+
+
+def storage_target_names(site_dir=None):
+    '''Storage targets (directories) of every partition: ``extras.storage_targets``.'''
+    return declared_names('storage_targets', site_dir)
+
+
+def object_target_names(site_dir=None):
+    '''S3 object-storage targets of every partition: ``extras.object_targets``.'''
+    return declared_names('object_targets', site_dir)

@@ -1,8 +1,11 @@
-'''Storage targets: directories a partition declares in ``extras.storage_targets``.'''
+'''Storage targets: directories a partition declares in ``extras.storage_targets``, and
+S3 object-storage endpoints it declares in ``extras.object_targets``.'''
+import os
+
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest
-from mdxbench.sitecfg import storage_target_names
+from mdxbench.sitecfg import object_target_names, storage_target_names
 
 
 class StorageTargetTest(MdxBenchTest):
@@ -39,3 +42,53 @@ class StorageTargetTest(MdxBenchTest):
             'trap \'rm -rf "$workdir"\' EXIT',
         ] + self.prerun_cmds
         self.mdx_extra = dict(self.mdx_extra, target_dir=self.target_dir)
+
+
+CREDENTIALS_SCRIPT = os.path.join(os.path.dirname(__file__), 'scripts', 's3cred.sh')
+
+
+class ObjectTargetTest(MdxBenchTest):
+    '''A benchmark of an S3 endpoint that a partition declares in ``extras.object_targets``
+    (``endpoint`` host:port, ``tls``, ``region``, ``bucket``, ``lookup``, ``ca_file``,
+    ``credentials``: a 0600 file of ``access_key=`` and ``secret_key=`` lines).
+
+    Credentials never pass through this process: the job script names the file, and
+    ``scripts/s3cred.sh`` exports them to the benchmark (or keeps WARP_ACCESS_KEY and
+    WARP_SECRET_KEY when the job's environment already has both).'''
+
+    #: one test per object target any system declares
+    target = parameter(object_target_names())
+
+    #: the resolved target of the current partition
+    object_target = variable(dict, value={})
+
+    @run_after('setup')
+    def resolve_object_target(self):
+        where = f'{self.current_system.name}:{self.current_partition.name}'
+        targets = self.current_partition.extras.get('object_targets') or {}
+        self.skip_if(
+            self.target not in targets,
+            f'{where} declares no object target {self.target!r} '
+            f'(it declares: {", ".join(sorted(targets)) or "none"})'
+        )
+        target = dict(targets[self.target] or {})
+        self.skip_if(
+            not target.get('endpoint'),
+            f'object target {self.target!r} of {where} has no endpoint: set '
+            f'extras.object_targets.{self.target}.endpoint (or the variable its placeholder '
+            f'names) in site-configs/systems/{self.current_system.name}.yaml'
+        )
+        target.setdefault('bucket', 'mdxbench-warp')
+        target.setdefault('credentials', f'$HOME/.config/mdxbench/s3-{self.target}')
+        self.object_target = target
+
+    @run_before('run')
+    def load_credentials(self):
+        t = self.object_target
+        cmds = [f'. {CREDENTIALS_SCRIPT}',
+                f'mdxbench_s3_credentials {self.target} "{t["credentials"]}" || exit 1']
+        if t.get('ca_file'):
+            cmds.append(f'export SSL_CERT_FILE="{t["ca_file"]}"')
+        self.prerun_cmds = cmds + self.prerun_cmds
+        self.mdx_extra = dict(self.mdx_extra, endpoint=t['endpoint'], bucket=t['bucket'],
+                              tls=bool(t.get('tls')))

@@ -18,7 +18,8 @@ EXPECTED_PASS = {
     'PdsTpch': {f'{lib}_{q}' for lib in ('polars', 'duckdb', 'pandas', 'dask')
                 for q in ('q1', 'q3', 'q6', 'total')},
 }
-SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'declares no storage target')
+SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'declares no storage target',
+                'declares no object target')
 
 
 @pytest.fixture(scope='module')

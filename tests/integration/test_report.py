@@ -34,15 +34,17 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     page = tmp_path / 'report' / 'index.html'
     tables = json.loads((tmp_path / 'report' / 'tables.json').read_text())
-    assert [t['id'] for t in tables] == ['table1', 'table4', 'table2_3', 'stream']
+    assert [t['id'] for t in tables] == ['table1', 'table4', 'table2_3', 'stream', 'warp']
     stream = tables[3]['rows'][1]['cells'][0]
     assert stream['measured'] > 0                      # local STREAM Triad from the perflogs
     t1 = tables[0]['rows'][0]['cells']
     assert t1[0]['paper'] == 1344 and t1[1]['paper'] == 656   # the papers' Table 1
+    warp = tables[4]['rows'][0]['cells']                       # no S3 here: paper figures only
+    assert warp[0]['paper'] == 898 and warp[1]['paper'] == 293
 
     dom, console = open_in_chromium(page, tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count('<table') == 4
+    assert dom.stdout.count('<table') == 5
     assert 'Triad, all cores (GB/s)' in dom.stdout
     n = int(dom.stdout.split('data-images="')[1].split('"')[0])
     loaded = int(dom.stdout.split('data-images-loaded="')[1].split('"')[0])

@@ -113,3 +113,23 @@ def test_for_check_selects_by_parameters():
     ref = references.for_check('Iperf3Throughput', {'streams': 16, 'placement': 'two-nodes'})
     assert ref['mdx2:vc16m32g']['throughput'] == (80.4, -0.2, None, 'Gbit/s')
     assert references.for_check('Iperf3Throughput', {'streams': 2, 'placement': 'two-nodes'}) == {}
+
+
+def test_report_tables_name_only_what_exists(checks):
+    '''postprocess/tables.yaml: every row's check, perf variable and parameter values (its
+    own and its columns') exist, and every column is a known system:partition.'''
+    tables = yaml.safe_load((ROOT / 'postprocess' / 'tables.yaml').read_text())
+    targets = _targets()
+    entries = []
+    for t in tables:
+        for col in t['columns']:
+            for row in t['rows']:
+                info = checks.get(row['check'], {'perf_vars': {}})
+                entries.append({
+                    'file': 'postprocess/tables.yaml', 'key': f"{t['id']}: {row['label']}",
+                    'check': row['check'], 'target': col['target'], 'var': row['var'],
+                    'unit': info['perf_vars'].get(row['var']), 'source': t['title'],
+                    'when': {**(col.get('params') or {}), **(row.get('params') or {})},
+                })
+    assert len(entries) >= 20
+    assert validate(entries, checks, targets) == []

@@ -1,0 +1,97 @@
+# S3 object storage with MinIO warp, as the mdx II paper ran it (sec. 3.2.4, warp 1.0.8):
+# GET and PUT of 10 MiB objects (2500 for GET), total throughput against the number of
+# concurrent operations, then the same from several client nodes at once (warp's
+# distributed mode: `warp client` on every node, driven by one `warp get|put`).
+# Endpoints are site-config data (extras.object_targets); keys never enter the job script,
+# the perflog or this process (see mdxbench/scripts/s3cred.sh).
+# warp deletes everything in the bucket it uses: the bucket is the target's own
+# (default mdxbench-warp), never a bucket with data.
+import reframe as rfm
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+from mdxbench.netbase import skip_unless_nodes
+from mdxbench.parsers import warp
+from mdxbench.storage import ObjectTargetTest
+
+
+class _Warp(ObjectTargetTest):
+    tags = {'storage', 'object'}
+    bench_name = 'warp'
+    bench_binary = 'warp'
+    parser = staticmethod(warp.parse)
+    op = parameter(['get', 'put'])
+    obj_size = variable(str, value='10MiB')
+    #: objects uploaded before a GET run (the pool it downloads from)
+    objects = variable(int, value=2500)
+    duration = variable(str, value='1m')
+    autoterm = variable(bool, value=False)
+    perf_table = {'throughput': ('mibs', 'MiB/s'), 'objects_rate': ('obj_s', 'obj/s')}
+
+    def warp_options(self, concurrency):
+        t = self.object_target
+        opts = [self.op, f'--host={t["endpoint"]}', f'--bucket={t["bucket"]}',
+                f'--obj.size={self.obj_size}', f'--concurrent={concurrency}',
+                f'--duration={self.duration}', '--no-color', f'--benchdata=warp-{self.op}']
+        opts += ['--tls'] if t.get('tls') else []
+        opts += [f'--region={t["region"]}'] if t.get('region') else []
+        opts += [f'--lookup={t["lookup"]}'] if t.get('lookup') else []
+        opts += [f'--objects={self.objects}'] if self.op == 'get' else []
+        opts += ['--autoterm'] if self.autoterm else []
+        return opts
+
+    def derive(self, results):
+        rep = warp.select(results, self.op)
+        results.update(rep)
+        self.mdx_extra = dict(self.mdx_extra, **{
+            k: rep.get(k) for k in ('concurrency', 'ran_s', 'median_mibs', 'fastest_mibs',
+                                    'slowest_mibs', 'reqs_ms') if k in rep})
+
+
+@rfm.simple_test
+class WarpObjectStorage(_Warp):
+    descr = 'MinIO warp GET/PUT throughput of 10 MiB objects against concurrent operations'
+    concurrency = parameter([1, 2, 4, 8, 16, 32, 64, 128])
+
+    @run_before('run')
+    def set_command(self):
+        self.num_tasks = 1
+        self.executable = self.bench_path
+        self.executable_opts = self.warp_options(self.concurrency)
+        self.prerun_cmds += [f'{self.bench_path} --version || true']
+
+
+@rfm.simple_test
+class WarpMultiClient(_Warp):
+    descr = 'MinIO warp GET/PUT total throughput from several client nodes at once'
+    clients = parameter([2, 3, 4])
+    #: concurrent operations per client node
+    concurrency = variable(int, value=16)
+    #: TCP port of the `warp client` agents; 0 derives one from the job id
+    port = variable(int, value=0)
+
+    @run_after('setup')
+    def require_nodes(self):
+        skip_unless_nodes(self, self.clients, f'{self.clients} warp clients')
+
+    @run_before('run')
+    def set_command(self):
+        self.num_tasks = self.clients
+        self.num_tasks_per_node = 1
+        self.job.launcher = getlauncher('local')()   # the driver; agents are a job step
+        port = self.port or '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))'
+        self.prerun_cmds += [
+            f'{self.bench_path} --version || true',
+            f'port={port}',
+            'agents=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed "s/$/:$port/" '
+            '| paste -sd,)',
+            f'srun --ntasks-per-node=1 bash -c \'exec {self.bench_path} client '
+            '"$(hostname):$0"\' "$port" > agents.out 2>&1 &',
+            'agents_pid=$!',
+            'trap \'kill $agents_pid 2>/dev/null; wait $agents_pid 2>/dev/null\' EXIT',
+            'sleep 3',
+            'kill -0 $agents_pid 2>/dev/null || { echo "mdxbench: warp clients did not '
+            'start:"; cat agents.out; exit 1; }',
+        ]
+        self.executable = self.bench_path
+        self.executable_opts = self.warp_options(self.concurrency) + ['--warp-client=$agents']
