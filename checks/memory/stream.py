@@ -1,0 +1,37 @@
+# STREAM 5.10 (McCalpin) from Spack's `stream` package, as Guidi et al. ran it (Table II):
+# 120,000,000-element arrays and 10 iterations (compiled in: see spack/common), best time
+# excluding the first, with all physical cores and with one thread. On `local`, where no
+# Spack view exists, HpccStream measures the same kernels from Debian's hpcc.
+import reframe as rfm
+from reframe.core.builtins import parameter, run_before
+
+from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.parsers import stream
+
+
+@rfm.simple_test
+class StreamOmp(MdxBenchTest):
+    descr = 'STREAM 5.10 (OpenMP): Copy/Scale/Add/Triad with all cores or one thread'
+    tags = {'memory', 'acceptance'}
+    bench_name = 'stream'
+    bench_binary = 'stream_c.exe'
+    parser = staticmethod(stream.parse)
+    threads = parameter(['all-cores', 'one-thread'])
+    perf_table = {k: (k, 'GB/s') for k in ('copy', 'scale', 'add', 'triad')}
+
+    @run_before('run')
+    def set_threads(self):
+        facts = partition_facts(self.current_partition)
+        n = facts['cores'] if self.threads == 'all-cores' else 1
+        self.num_tasks = 1
+        self.num_cpus_per_task = facts['cores'] * facts.get('threads_per_core', 1)
+        self.env_vars.update({'OMP_NUM_THREADS': n, 'OMP_PROC_BIND': 'spread',
+                              'OMP_PLACES': 'cores'})
+        self.executable = self.bench_path
+
+    def derive(self, results):
+        want = self.env_vars['OMP_NUM_THREADS']
+        if results['threads'] != want:
+            raise ValueError(f'STREAM counted {results["threads"]} threads, {want} were asked '
+                             f'for (a build without OpenMP?)')
+        self.mdx_extra = dict(self.mdx_extra, array_elements=results['array_elements'])

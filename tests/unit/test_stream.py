@@ -1,0 +1,41 @@
+'''McCalpin STREAM (Spack's stream_c.exe). No STREAM build and no real STREAM output exist
+here (not in Debian or PyPI; Spack cannot be installed), so the parser's figures are tested
+on any ``stream-*.out`` placed in ../shared/fixtures and skipped with that reason until one
+is; its refusals are tested on real outputs of other tools.'''
+import pathlib
+
+import pytest
+
+from mdxbench.parsers import ParseError, stream
+
+SHARED = pathlib.Path(__file__).resolve().parents[3] / 'shared' / 'fixtures'
+STREAM_FIXTURES = sorted(SHARED.glob('stream-*.out')) if SHARED.is_dir() else []
+
+
+def test_empty():
+    with pytest.raises(ParseError, match='empty'):
+        stream.parse('\n')
+
+
+def test_babelstream_is_not_stream(shared_fixture):
+    with pytest.raises(ParseError, match='not McCalpin STREAM'):
+        stream.parse(shared_fixture('babelstream-5.0-omp.out'))
+
+
+def test_hpcc_is_not_stream(fixture_text):
+    with pytest.raises(ParseError, match='not McCalpin STREAM'):
+        stream.parse(fixture_text('hpcc/hpcc-1.5.0-debian-np2-n6000.out'))
+
+
+@pytest.mark.skipif(not STREAM_FIXTURES, reason=f'no real STREAM output (stream-*.out) in '
+                    f'{SHARED}: no STREAM build is to be had here')
+@pytest.mark.parametrize('path', STREAM_FIXTURES, ids=lambda p: p.name)
+def test_real_stream_outputs(path):
+    text = path.read_text()
+    r = stream.parse(text)
+    assert r['array_elements'] > 0 and r['threads'] >= 1
+    assert all(r[k] > 0 for k in stream.KERNELS_LOWER), r
+    with pytest.raises(ParseError):                     # cut before the table's last row
+        stream.parse(text[:text.index('Triad:')])
+    with pytest.raises(ParseError, match='Solution Validates'):
+        stream.parse(text[:text.index('Solution Validates')])
