@@ -29,3 +29,15 @@ def shared_fixture():
         return path.read_text()
 
     return _read
+
+
+def pending_outputs(pattern, why):
+    '''Parameters for a test over the real outputs ``pattern`` in ../shared/fixtures, for
+    tools no registry here provides: one per file, or a single skipped one whose reason
+    says that none exists yet and ``why``.'''
+    found = sorted(SHARED_FIXTURES.glob(pattern)) if SHARED_FIXTURES.is_dir() else []
+    if found:
+        return [pytest.param(p, id=p.name) for p in found]
+
+    return [pytest.param(None, id='none', marks=pytest.mark.skip(
+        reason=f'no real output {pattern} in {SHARED_FIXTURES}: {why}'))]

@@ -10,7 +10,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 import mdxbench
 from mdxbench.base import MdxBenchTest
-from mdxbench.netbase import ClientServerTest, skip_unless_nodes
+from mdxbench.netbase import ClientServerTest, job_port, skip_unless_nodes
 from mdxbench.parsers import iperf3, netperf, nic, sockperf
 
 PAIRS_SCRIPT = os.path.join(os.path.dirname(mdxbench.__file__), 'scripts', 'iperf3-pairs.sh')
@@ -98,7 +98,7 @@ class Iperf3Aggregate(MdxBenchTest):
         self.job.launcher = getlauncher('local')()   # the script starts its own job steps
         self.executable = PAIRS_SCRIPT
         self.executable_opts = [str(self.pairs), str(self.streams), str(self.duration),
-                                '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))', self.bench_path]
+                                job_port(), self.bench_path]
 
     def derive(self, results):
         with open(self.output_path) as fp:

@@ -10,7 +10,7 @@ import reframe as rfm
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.netbase import skip_unless_nodes
+from mdxbench.netbase import background_step, job_port, skip_unless_nodes
 from mdxbench.parsers import warp
 from mdxbench.storage import ObjectTargetTest
 
@@ -79,19 +79,14 @@ class WarpMultiClient(_Warp):
         self.num_tasks = self.clients
         self.num_tasks_per_node = 1
         self.job.launcher = getlauncher('local')()   # the driver; agents are a job step
-        port = self.port or '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))'
         self.prerun_cmds += [
             f'{self.bench_path} --version || true',
-            f'port={port}',
+            f'port={job_port(self.port)}',
             'agents=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed "s/$/:$port/" '
             '| paste -sd,)',
-            f'srun --ntasks-per-node=1 bash -c \'exec {self.bench_path} client '
-            '"$(hostname):$0"\' "$port" > agents.out 2>&1 &',
-            'agents_pid=$!',
-            'trap \'kill $agents_pid 2>/dev/null; wait $agents_pid 2>/dev/null\' EXIT',
-            'sleep 3',
-            'kill -0 $agents_pid 2>/dev/null || { echo "mdxbench: warp clients did not '
-            'start:"; cat agents.out; exit 1; }',
+            *background_step(f'srun --ntasks-per-node=1 bash -c \'exec {self.bench_path} '
+                             'client "$(hostname):$0"\' "$port"', 'agents.out',
+                             'warp clients', 3),
         ]
         self.executable = self.bench_path
         self.executable_opts = self.warp_options(self.concurrency) + ['--warp-client=$agents']

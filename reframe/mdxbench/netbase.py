@@ -36,6 +36,25 @@ def partition_nodes(partition):
     return sum(int(x) for x in out.split() if x.isdigit()) or None
 
 
+def job_port(port=0):
+    '''``port``, or a TCP port derived from the Slurm job id (shell arithmetic).'''
+    return str(port) if port else '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))'
+
+
+def background_step(command, log, what, wait):
+    '''Job-script lines that start ``command`` in the background (output to ``log``),
+    stop it when the script exits, and fail the job, showing ``log``, if it is not still
+    running after ``wait`` seconds.'''
+    return [
+        f'{command} > {log} 2>&1 &',
+        'bg_pid=$!',
+        'trap \'kill $bg_pid 2>/dev/null; wait $bg_pid 2>/dev/null\' EXIT',
+        f'sleep {wait}',
+        f'kill -0 $bg_pid 2>/dev/null || {{ echo "mdxbench: {what} did not start:"; '
+        f'cat {log}; exit 1; }}',
+    ]
+
+
 def skip_unless_nodes(test, needed, what='this run'):
     '''Skip the test, with the reason, when its partition has fewer than `needed` nodes.'''
     have = partition_nodes(test.current_partition)
@@ -77,19 +96,14 @@ class ClientServerTest(MdxBenchTest):
         two = self.nodes_needed == 2
         on_server = 'srun -N1 -n1 --nodelist="$server" ' if two else ''
         on_client = 'srun -N1 -n1 --nodelist="$client" ' if two else ''
-        port = self.port or '$((20000 + ${SLURM_JOB_ID:-$$} % 20000))'
         self.prerun_cmds = [
             'nodes=($(scontrol show hostnames "${SLURM_JOB_NODELIST:-$(hostname)}" '
             '2>/dev/null || hostname))',
             'server=${nodes[0]}; client=${nodes[-1]}',
             'server_ip=$(getent ahostsv4 "$server" | awk \'NR==1 {print $1}\')',
-            f'port={port}',
-            f'{on_server}{self.server_command()} > server.out 2>&1 &',
-            'srv=$!',
-            'trap \'kill $srv 2>/dev/null; wait $srv 2>/dev/null\' EXIT',
-            f'sleep {self.server_wait}',
-            'kill -0 $srv 2>/dev/null || { echo "mdxbench: server did not start:"; '
-            'cat server.out; exit 1; }',
+            f'port={job_port(self.port)}',
+            *background_step(f'{on_server}{self.server_command()}', 'server.out', 'server',
+                             self.server_wait),
             f'{on_client}{NICINFO} "$server"',
         ]
         self.executable = self.bench_path

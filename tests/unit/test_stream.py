@@ -2,14 +2,11 @@
 here (not in Debian or PyPI; Spack cannot be installed), so the parser's figures are tested
 on any ``stream-*.out`` placed in ../shared/fixtures and skipped with that reason until one
 is; its refusals are tested on real outputs of other tools.'''
-import pathlib
-
 import pytest
 
+from conftest import pending_outputs
 from mdxbench.parsers import ParseError, stream
 
-SHARED = pathlib.Path(__file__).resolve().parents[3] / 'shared' / 'fixtures'
-STREAM_FIXTURES = sorted(SHARED.glob('stream-*.out')) if SHARED.is_dir() else []
 
 
 def test_empty():
@@ -27,9 +24,8 @@ def test_hpcc_is_not_stream(fixture_text):
         stream.parse(fixture_text('hpcc/hpcc-1.5.0-debian-np2-n6000.out'))
 
 
-@pytest.mark.skipif(not STREAM_FIXTURES, reason=f'no real STREAM output (stream-*.out) in '
-                    f'{SHARED}: no STREAM build is to be had here')
-@pytest.mark.parametrize('path', STREAM_FIXTURES, ids=lambda p: p.name)
+@pytest.mark.parametrize('path', pending_outputs('stream-*.out',
+                                                'no STREAM build is to be had here'))
 def test_real_stream_outputs(path):
     text = path.read_text()
     r = stream.parse(text)

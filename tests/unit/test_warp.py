@@ -5,18 +5,17 @@ proxy refuses github.com/minio/warp), so no real warp output exists here yet: th
 figures are tested on any ``warp-*.out`` placed in ../shared/fixtures, and skipped with that
 reason until one is. Everything else below runs.'''
 import os
-import re
 import pathlib
+import re
 import stat
 import subprocess
 
 import pytest
 
+from conftest import pending_outputs
 from mdxbench.parsers import ParseError, warp
 from mdxbench.storage import CREDENTIALS_SCRIPT
 
-SHARED_FIXTURES = pathlib.Path(__file__).resolve().parents[3] / 'shared' / 'fixtures'
-WARP_FIXTURES = sorted(SHARED_FIXTURES.glob('warp-*.out')) if SHARED_FIXTURES.is_dir() else []
 
 
 @pytest.mark.parametrize('text, seconds', [
@@ -70,9 +69,7 @@ def test_select_flattens_the_operation():
     assert r['mibs'] == 250.5 and r['version'] == '1.0.8' and r['concurrency'] == 8
 
 
-@pytest.mark.skipif(not WARP_FIXTURES, reason=f'no real warp output (warp-*.out) in '
-                    f'{SHARED_FIXTURES}: warp cannot be installed here')
-@pytest.mark.parametrize('path', WARP_FIXTURES, ids=lambda p: p.name)
+@pytest.mark.parametrize('path', pending_outputs('warp-*.out', 'warp cannot be installed here'))
 def test_real_warp_outputs(path):
     text = path.read_text()
     r = warp.parse(text)
