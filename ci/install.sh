@@ -13,7 +13,7 @@ APT_PACKAGES=(
     # the multi-node test cluster (ci/cluster.sh): accounting, so ReFrame's `slurm` backend works
     slurmdbd mariadb-server
     openmpi-bin libopenmpi-dev
-    fio iperf3 hpcc sockperf ethtool
+    fio iperf3 hpcc sockperf ethtool likwid
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the
     # reference BLAS makes its HPL and DGEMM figures meaningful
     libopenblas0-serial

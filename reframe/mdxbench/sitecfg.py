@@ -184,10 +184,13 @@ def detect_local_facts():
     nsockets = max(len(sockets), 1)
     ncores = max(len(cores), 1) if cores else ncpus
     llc = 0
+    per_level = {}
     for idx in sorted(pathlib.Path('/sys/devices/system/cpu/cpu0/cache').glob('index*')):
         if _read(idx / 'type') in ('Unified', 'Data'):
             size = _size_bytes(_read(idx / 'size'))
             level = int(_read(idx / 'level', '0'))
+            if size:
+                per_level[level] = size
             if size and level >= 2:
                 llc = size  # the highest level comes last
 
@@ -221,6 +224,8 @@ def detect_local_facts():
         'threads_per_core': max(ncpus // ncores, 1),
         'memory_gib': round(mem_kib / 1024**2, 1),
         'llc_bytes': llc or None,
+        'l1d_bytes': per_level.get(1),
+        'l2_bytes': per_level.get(2),
         'clock_ghz': round(clock_ghz, 3) if clock_ghz else None,
         'flops_per_cycle': fpc,
         'source': 'detected on this machine from /proc and /sys',
