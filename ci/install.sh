@@ -14,6 +14,8 @@ APT_PACKAGES=(
     slurmdbd mariadb-server
     openmpi-bin libopenmpi-dev
     fio iperf3 hpcc sockperf ethtool likwid
+    # the FFT application kernel (checks/apps/fft.py) compiles against FFTW MPI
+    libfftw3-dev libfftw3-mpi-dev
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the
     # reference BLAS makes its HPL and DGEMM figures meaningful
     libopenblas0-serial

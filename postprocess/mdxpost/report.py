@@ -171,19 +171,57 @@ def figures(df, outdir):
             continue
 
         fig, ax = plt.subplots(figsize=(6, 4))
-        for (s, p), g in sel.group_by(['system', 'partition'], maintain_order=True):
-            curve = json.loads(json.loads(g['meta'][-1]).get('curve', '{}'))
-            if isinstance(curve, dict) and curve:
-                xs = sorted(int(k) for k in curve)
-                ax.plot(xs, [curve[str(x)] for x in xs], label=f'{s}:{p}')
-        ax.set_xscale('log', base=2)
+        _plot_curves(ax, sel)
         ax.set_yscale('log')
         ax.set_xlabel('message size (B)')
         ax.set_ylabel(unit)
-        ax.legend(fontsize=7)
         save(fig, name, f'{check} curve (latest run per system)')
 
+    sweep = df.filter(pl.col('check_class') == 'LikwidCacheSweep').sort('time')
+    if sweep.height:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        _plot_curves(ax, sweep, marker='.')
+        ax.set_xlabel('working set (bytes)')
+        ax.set_ylabel('GB/s, one core')
+        save(fig, 'cache-sweep.png', "One core's bandwidth vs working set, likwid-bench "
+                                     '(latest run per system)')
+
+    fftd = df.filter((pl.col('check_class') == 'FftwMpi2d')
+                     & pl.col('perf_var').is_in(['compute_time', 'comm_time']))
+    if fftd.height:
+        series = dict(_series(fftd, 'num_nodes'))
+        systems = sorted({sysp for sysp, _ in series})
+        fig, ax = plt.subplots(figsize=(6, 4))
+        width = 0.8 / len(systems)
+        for i, sysp in enumerate(systems):
+            comp = series.get((sysp, 'compute_time'), {})
+            comm = series.get((sysp, 'comm_time'), {})
+            nodes = sorted(set(comp) | set(comm))
+            xs = [j + i * width for j in range(len(nodes))]
+            cp = [comp.get(n, 0) for n in nodes]
+            ax.bar(xs, cp, width, label=f'{sysp} computation')
+            ax.bar(xs, [comm.get(n, 0) for n in nodes], width, bottom=cp,
+                   label=f'{sysp} communication')
+            ax.set_xticks(range(len(nodes)), [str(n) for n in nodes])
+        ax.set_xlabel('nodes')
+        ax.set_ylabel('seconds (median)')
+        ax.legend(fontsize=7)
+        save(fig, 'fft-split.png', 'FFT kernel: computation and communication time vs nodes')
+
     return made
+
+
+def _plot_curves(ax, sel, **style):
+    '''One line per system:partition from the ``curve`` of its latest record's meta.'''
+    for (s, p), g in sel.group_by(['system', 'partition'], maintain_order=True):
+        curve = json.loads(g['meta'][-1]).get('curve') or {}
+        if isinstance(curve, str):                  # stored as a JSON string by some checks
+            curve = json.loads(curve)
+        if isinstance(curve, dict) and curve:
+            xs = sorted(int(k) for k in curve)
+            ax.plot(xs, [curve[str(x)] for x in xs], label=f'{s}:{p}', **style)
+    ax.set_xscale('log', base=2)
+    ax.legend(fontsize=7)
 
 
 def _iperf_groups(ip):

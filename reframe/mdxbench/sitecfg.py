@@ -291,7 +291,8 @@ def _fill_detected(part, file, i):
 
 def spack_environ(sysdef, template):
     '''The ReFrame environment `spack` of one system: its Spack environment's view first on
-    PATH (binaries), LD_LIBRARY_PATH and MANPATH.'''
+    PATH (binaries), LD_LIBRARY_PATH and MANPATH, and CPATH and LIBRARY_PATH for the
+    checks that compile against its libraries (FFTW MPI).'''
     env = sysdef.pop('spack_environment', sysdef['name'])
     view = template.get('view', '').replace('@ENV@', env)
     return {
@@ -301,7 +302,9 @@ def spack_environ(sysdef, template):
         'env_vars': [['MDXBENCH_SPACK_VIEW', view],
                      ['PATH', f'{view}/bin:$PATH'],
                      ['LD_LIBRARY_PATH', f'{view}/lib:{view}/lib64:$LD_LIBRARY_PATH'],
-                     ['MANPATH', f'{view}/share/man:$MANPATH']],
+                     ['MANPATH', f'{view}/share/man:$MANPATH'],
+                     ['CPATH', f'{view}/include:$CPATH'],
+                     ['LIBRARY_PATH', f'{view}/lib:{view}/lib64:$LIBRARY_PATH']],
         'extras': {'spack_env': str(REPO_ROOT / 'spack' / env), 'spack_view': view},
     }
 

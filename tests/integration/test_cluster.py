@@ -92,10 +92,12 @@ def test_open_mpi_job_spans_the_nodes(cluster, work):
 
 def test_inter_node_checks_produce_values(cluster, work):
     res = reframe(work, '-c', 'checks/network', '-c', 'checks/storage/ior.py',
+                  '-c', 'checks/apps/fft.py',
                   '-n', r'Iperf3Throughput%placement=two-nodes%streams=(1|4)$',
                   '-n', 'SockperfPingPong%placement=two-nodes',
                   '-n', 'Iperf3Aggregate%pairs=1$', '-n', 'Osu', '-n', 'Ior.*scratch',
-                  '-S', 'duration=3')
+                  '-n', r'FftwMpi2d%num_nodes=(1|2)$',
+                  '-S', 'duration=3', '-S', 'FftwMpi2d.points=1024')
     assert res.returncode == 0, res.stdout[-5000:]
     recs = records(work)
     two = [r for r in recs if 'two-nodes' in r['check'] or 'Aggregate' in r['check']]
@@ -105,6 +107,13 @@ def test_inter_node_checks_produce_values(cluster, work):
         assert r['perf_value'] > 0, r
         assert len(set(r['nodelist'])) == 2 and set(r['nodelist']) <= set(NODES), r
         assert r['meta']['nic_dev'] == 'eth0'      # the node's veth, not loopback
+
+    # the FFT kernel strong-scales from one node to two: the transpose crosses the bridge
+    fft = {r['meta']['num_nodes']: r for r in recs
+           if r['check'].startswith('FftwMpi2d') and r['perf_var'] == 'comm_time'}
+    assert set(fft) == {1, 2}, [r['check'] for r in recs]
+    assert len(set(fft[2]['nodelist'])) == 2 and fft[2]['meta']['num_tasks'] == 4
+    assert all(r['perf_value'] > 0 and r['meta']['n'] == 1024 for r in fft.values())
 
     # OSU and IOR are not installable here: skipped with the reason, never passed
     for name in ('OsuLatency', 'OsuBandwidth', 'Ior'):

@@ -16,6 +16,7 @@ EXPECTED_PASS = {
     'SockperfPingPong': {'mean_rtt', 'p50_rtt', 'p99_rtt'},
     'FioTarget': {'bandwidth', 'iops'},
     'LikwidCacheSweep': {'l1_bw', 'l2_bw', 'l3_bw', 'memory_bw'},
+    'FftwMpi2d': {'total_time', 'compute_time', 'comm_time', 'gflops', 'comm_share'},
     'PdsTpch': {f'{lib}_{q}' for lib in ('polars', 'duckdb', 'pandas', 'dask')
                 for q in ('q1', 'q3', 'q6', 'total')},
 }
@@ -32,7 +33,7 @@ def suite_run(services, tmp_path_factory):
     res = run([str(VENV_BIN / 'reframe'), '-c', 'checks/', '-r', '--system', 'local',
                '--prefix', str(tmp / 'rfm'), '--report-file', str(report),
                '--nocolor', '-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
-               '-S', 'LikwidCacheSweep.repeats=3',
+               '-S', 'LikwidCacheSweep.repeats=3', '-S', 'FftwMpi2d.points=2048',
                '-S', 'scale_factor=0.05'],
               env=env, timeout=2400)
     return {'res': res, 'tmp': tmp, 'report': json.loads(report.read_text())}

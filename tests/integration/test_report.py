@@ -30,6 +30,11 @@ def open_in_chromium(page, tmp_path):
 
 def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     plogs = _perflog(tmp_path, 12)
+    # real perflogs of the cache sweep (local) and of the FFT kernel on 1 and 2 nodes
+    for name in ('local-debug-LikwidCacheSweep.log', 'nscluster-nodes-FftwMpi2d.log'):
+        system, part, check = name.removesuffix('.log').split('-', 2)
+        (plogs / system / part).mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURES_PERFLOG.parent / name, plogs / system / part / f'{check}.log')
     res = mdxbench('report', str(plogs), '--out', str(tmp_path / 'report'))
     assert res.returncode == 0, res.stdout + res.stderr
     page = tmp_path / 'report' / 'index.html'
@@ -49,6 +54,9 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     n = int(dom.stdout.split('data-images="')[1].split('"')[0])
     loaded = int(dom.stdout.split('data-images-loaded="')[1].split('"')[0])
     assert n >= 1 and loaded == n
+    made = {f.name for f in (tmp_path / 'report').glob('*.png')}
+    assert {'memory-trend.png', 'cache-sweep.png', 'fft-split.png'} <= made, made
+    assert n == len(made)
     assert console == []
 
 

@@ -1,0 +1,74 @@
+# The FFT application kernel of Guidi et al. (FFTW MPI, strong scaling on 1, 2, 4 and 8
+# nodes, median of 10, time split into computation and communication): a 2-D complex FFT
+# of N x N points with one MPI rank per core, compiled in the job from checks/apps/src
+# against the environment's FFTW (Debian's on `local`, the Spack view's `fftw +mpi`
+# elsewhere). Its result is checked against FFTW's own distributed plan before timing.
+import os
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+from mdxbench.base import MdxBenchTest, job_environment, partition_facts
+from mdxbench.netbase import skip_unless_nodes
+from mdxbench.parsers import fft
+
+SOURCE = 'fftw-mpi-bench.c'
+
+
+def find_header(name, env):
+    '''Path of C header ``name`` in the job's CPATH or the system include directories.'''
+    dirs = [d for d in env.get('CPATH', '').split(':') if d] + ['/usr/include',
+                                                                '/usr/local/include']
+    return next((os.path.join(d, name) for d in dirs if os.path.isfile(os.path.join(d, name))),
+                None)
+
+
+@rfm.simple_test
+class FftwMpi2d(MdxBenchTest):
+    descr = '2-D complex FFT with FFTW MPI: computation and communication (transpose) times'
+    tags = {'apps', 'mpi'}
+    bench_name = 'fftw-mpi-bench'
+    bench_binary = 'mpicc'
+    sourcesdir = 'src'
+    parser = staticmethod(fft.parse)
+    num_nodes = parameter([1, 2, 4, 8])
+    #: points per dimension, the same for every node count (strong scaling)
+    points = variable(int, value=8192)
+    repeats = variable(int, value=10)
+    #: ranks per node (0: the partition's cores)
+    tasks_per_node = variable(int, value=0)
+    perf_table = {'total_time': ('median_total_s', 's'), 'compute_time': ('median_compute_s', 's'),
+                  'comm_time': ('median_comm_s', 's'), 'gflops': ('gflops', 'GFLOPS'),
+                  'comm_share': ('comm_percent', '%')}
+
+    @run_after('setup')
+    def require_nodes_and_fftw(self):
+        skip_unless_nodes(self, self.num_nodes)
+        env = job_environment(self.current_environ, self.current_partition)
+        self.skip_if(find_header('fftw3-mpi.h', env) is None,
+                     f'FFTW MPI (fftw3-mpi.h) is not installed on {self.current_system.name}:'
+                     f'{self.current_partition.name} with environment '
+                     f'{self.current_environ.name}: not in CPATH or /usr/include')
+
+    @run_before('run')
+    def compile_and_launch(self):
+        tpn = self.tasks_per_node or partition_facts(self.current_partition)['cores']
+        self.num_tasks_per_node = tpn
+        self.num_tasks = tpn * self.num_nodes
+        self.num_cpus_per_task = 1
+        self.env_vars['OMP_NUM_THREADS'] = 1
+        self.prerun_cmds = [
+            f'{self.bench_path} -O3 -o fftw-mpi-bench {SOURCE} -lfftw3_mpi -lfftw3 -lm '
+            '> compile.log 2>&1 || { echo "fftw-mpi-bench: compile failed:"; cat compile.log; '
+            'exit 1; }',
+        ]
+        self.executable = './fftw-mpi-bench'
+        self.executable_opts = [str(self.points), str(self.repeats)]
+
+    def derive(self, results):
+        if results['ranks'] != self.num_tasks:
+            raise ValueError(f'the kernel ran on {results["ranks"]} ranks, the job asked for '
+                             f'{self.num_tasks}')
+        self.mdx_extra = dict(self.mdx_extra, n=results['n'], fftw=results['version'],
+                              check_rel_err=results['check_rel_err'],
+                              total_s=results['total_s'])

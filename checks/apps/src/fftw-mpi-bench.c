@@ -1,0 +1,155 @@
+/*
+ * fftw-mpi-bench: the FFT application kernel of mdxbench (Guidi et al. timed an FFTW MPI
+ * FFT on 1..8 nodes and split its time into computation and communication).
+ *
+ * A 2-D complex forward FFT of N x N points, distributed by rows, done as FFTW MPI does
+ * it internally, but with each phase timed on its own:
+ *   1. local 1-D FFTs of the rows a rank holds            (computation)
+ *   2. FFTW's MPI transpose of the whole matrix           (communication)
+ *   3. local 1-D FFTs of the rows the rank holds now      (computation)
+ * The result (transposed, as FFTW_MPI_TRANSPOSED_OUT) is compared once with FFTW's own
+ * fftw_mpi_plan_dft_2d: a relative error above 1e-9 makes the program fail.
+ *
+ * Usage: fftw-mpi-bench N REPEATS
+ * Output (rank 0): a header, one "rep" line per repetition with the slowest rank's phase
+ * times, then a "summary" line with the medians (key=value pairs, times in seconds).
+ */
+#include <fftw3-mpi.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Deterministic input: depends on the global index only, not on the rank count. */
+static void fill(fftw_complex *a, ptrdiff_t rows, ptrdiff_t first, ptrdiff_t n)
+{
+    for (ptrdiff_t i = 0; i < rows; i++)
+        for (ptrdiff_t j = 0; j < n; j++) {
+            double g = (double)((first + i) * n + j);
+            a[i * n + j][0] = sin(0.001 * g) + 0.5 * cos(0.37 * g);
+            a[i * n + j][1] = cos(0.002 * g) - 0.25 * sin(0.11 * g);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    fftw_mpi_init();
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (argc != 3 || atol(argv[1]) < 2 || atoi(argv[2]) < 1) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s N REPEATS (N >= 2, REPEATS >= 1)\n", argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const ptrdiff_t n = atol(argv[1]);
+    const int reps = atoi(argv[2]);
+    if (n < 2 * nranks) {
+        if (rank == 0)
+            fprintf(stderr, "fftw-mpi-bench: N=%td leaves some of the %d ranks without 2 rows\n",
+                    n, nranks);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    ptrdiff_t rows0, first0, rows1, first1;
+    ptrdiff_t alloc = fftw_mpi_local_size_2d_transposed(n, n, MPI_COMM_WORLD,
+                                                        &rows0, &first0, &rows1, &first1);
+    fftw_complex *a = fftw_alloc_complex(alloc);
+    fftw_complex *ref = fftw_alloc_complex(alloc);
+    int nn = (int)n;
+    fftw_plan rows_before = fftw_plan_many_dft(1, &nn, (int)rows0, a, NULL, 1, nn, a, NULL, 1,
+                                               nn, FFTW_FORWARD, FFTW_MEASURE);
+    fftw_plan rows_after = fftw_plan_many_dft(1, &nn, (int)rows1, a, NULL, 1, nn, a, NULL, 1,
+                                              nn, FFTW_FORWARD, FFTW_MEASURE);
+    fftw_plan transpose = fftw_mpi_plan_many_transpose(n, n, 2, FFTW_MPI_DEFAULT_BLOCK,
+                                                       FFTW_MPI_DEFAULT_BLOCK, (double *)a,
+                                                       (double *)a, MPI_COMM_WORLD, FFTW_MEASURE);
+    fftw_plan whole = fftw_mpi_plan_dft_2d(n, n, ref, ref, MPI_COMM_WORLD, FFTW_FORWARD,
+                                           FFTW_MEASURE | FFTW_MPI_TRANSPOSED_OUT);
+    if (!rows_before || !rows_after || !transpose || !whole) {
+        fprintf(stderr, "fftw-mpi-bench: FFTW could not plan N=%td on %d ranks\n", n, nranks);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    /* Correctness, once: the three phases against FFTW's own distributed 2-D FFT. */
+    fill(a, rows0, first0, n);
+    fill(ref, rows0, first0, n);
+    fftw_execute(rows_before);
+    fftw_execute(transpose);
+    fftw_execute(rows_after);
+    fftw_execute(whole);
+    double err = 0.0, norm = 0.0, gerr, gnorm;
+    for (ptrdiff_t k = 0; k < rows1 * n; k++) {
+        err = fmax(err, hypot(a[k][0] - ref[k][0], a[k][1] - ref[k][1]));
+        norm = fmax(norm, hypot(ref[k][0], ref[k][1]));
+    }
+    MPI_Reduce(&err, &gerr, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&norm, &gnorm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double rel = gnorm > 0 ? gerr / gnorm : gerr;
+    MPI_Bcast(&rel, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+    if (rank == 0)
+        printf("fftw-mpi-bench fftw=%s n=%td ranks=%d reps=%d check_rel_err=%.3e\n",
+               fftw_version, n, nranks, reps, rel);
+    if (!(rel < 1e-9)) {
+        if (rank == 0)
+            fprintf(stderr, "fftw-mpi-bench: wrong result, relative error %.3e\n", rel);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    double *tcomp = malloc(reps * sizeof *tcomp), *tcomm = malloc(reps * sizeof *tcomm);
+    double *ttot = malloc(reps * sizeof *ttot);
+    for (int r = 0; r < reps; r++) {
+        fill(a, rows0, first0, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        fftw_execute(rows_before);
+        double t1 = MPI_Wtime();
+        fftw_execute(transpose);
+        double t2 = MPI_Wtime();
+        fftw_execute(rows_after);
+        double t3 = MPI_Wtime();
+        double mine[3] = {(t1 - t0) + (t3 - t2), t2 - t1, t3 - t0}, slowest[3];
+        MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            tcomp[r] = slowest[0];
+            tcomm[r] = slowest[1];
+            ttot[r] = slowest[2];
+            printf("rep=%d compute_s=%.6e comm_s=%.6e total_s=%.6e\n", r + 1, slowest[0],
+                   slowest[1], slowest[2]);
+        }
+    }
+    if (rank == 0) {
+        double mt = median(ttot, reps);
+        double flops = 5.0 * (double)n * (double)n * log2((double)n * (double)n);
+        printf("summary n=%td ranks=%d reps=%d median_compute_s=%.6e median_comm_s=%.6e "
+               "median_total_s=%.6e gflops=%.4f\n", n, nranks, reps, median(tcomp, reps),
+               median(tcomm, reps), mt, flops / mt / 1e9);
+    }
+
+    fftw_destroy_plan(rows_before);
+    fftw_destroy_plan(rows_after);
+    fftw_destroy_plan(transpose);
+    fftw_destroy_plan(whole);
+    fftw_free(a);
+    fftw_free(ref);
+    free(tcomp);
+    free(tcomm);
+    free(ttot);
+    fftw_mpi_cleanup();
+    MPI_Finalize();
+    return 0;
+}

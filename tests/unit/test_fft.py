@@ -1,0 +1,42 @@
+'''The FFT application kernel's output: captured from checks/apps/src/fftw-mpi-bench.c,
+built with Debian's Open MPI and FFTW 3.3.10 and run on this machine.'''
+import pytest
+
+from mdxbench.parsers import ParseError, fft
+
+GOOD = 'fftw/fftw-mpi-bench-3.3.10-np2-n2048.out'
+
+
+def test_medians_and_split(fixture_text):
+    r = fft.parse(fixture_text(GOOD))
+    assert (r['n'], r['ranks'], r['reps'], r['version']) == (2048, 2, 10, '3.3.10-sse2-avx')
+    assert r['median_compute_s'] == pytest.approx(1.381345e-02)
+    assert r['median_comm_s'] == pytest.approx(1.244769e-02)
+    assert r['median_total_s'] == pytest.approx(2.629996e-02)
+    assert r['gflops'] == pytest.approx(17.5427)
+    assert r['comm_percent'] == pytest.approx(100 * 1.244769 / (1.381345 + 1.244769))
+    assert len(r['total_s']) == 10 and min(r['total_s']) == pytest.approx(2.548458e-02)
+    # the printed GFLOPS are 5 N^2 log2(N^2) over the median total time
+    assert r['gflops'] == pytest.approx(5 * 2048**2 * 22 / r['median_total_s'] / 1e9, rel=1e-4)
+
+
+def test_refused_size(fixture_text):
+    with pytest.raises(ParseError, match='refused to run or failed: .*N=3 leaves some of the 2'):
+        fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np2-n3-refused.out'))
+
+
+def test_cut_off_runs(fixture_text):
+    text = fixture_text(GOOD)
+    with pytest.raises(ParseError, match='no "summary'):
+        fft.parse(text[:text.index('summary')])
+    with pytest.raises(ParseError, match='9 of the 10 repetitions'):
+        fft.parse(text[:text.index('rep=10')])
+    with pytest.raises(ParseError, match='header'):
+        fft.parse(text[text.index('rep=1 '):])
+
+
+def test_other_output(fixture_text):
+    with pytest.raises(ParseError, match='empty'):
+        fft.parse('')
+    with pytest.raises(ParseError, match='header'):
+        fft.parse(fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out'))
