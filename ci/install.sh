@@ -13,7 +13,7 @@ APT_PACKAGES=(
     # the multi-node test cluster (ci/cluster.sh): accounting, so ReFrame's `slurm` backend works
     slurmdbd mariadb-server
     openmpi-bin libopenmpi-dev
-    fio iperf3 hpcc sockperf ethtool likwid
+    fio iperf3 hpcc sockperf ethtool likwid linux-perf
     # the FFT application kernel (checks/apps/fft.py) compiles against FFTW MPI
     libfftw3-dev libfftw3-mpi-dev
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the

@@ -31,6 +31,14 @@ def shared_fixture():
     return _read
 
 
+def pytest_generate_tests(metafunc):
+    '''``@pytest.mark.real_outputs(PATTERN, WHY)`` on a test taking ``real_output``: one
+    test per file of ../shared/fixtures matching PATTERN (see pending_outputs).'''
+    mark = metafunc.definition.get_closest_marker('real_outputs')
+    if mark is not None and 'real_output' in metafunc.fixturenames:
+        metafunc.parametrize('real_output', pending_outputs(*mark.args))
+
+
 def pending_outputs(pattern, why):
     '''Parameters for a test over the real outputs ``pattern`` in ../shared/fixtures, for
     tools no registry here provides: one per file, or a single skipped one whose reason

@@ -3,24 +3,13 @@
 # of N x N points with one MPI rank per core, compiled in the job from checks/apps/src
 # against the environment's FFTW (Debian's on `local`, the Spack view's `fftw +mpi`
 # elsewhere). Its result is checked against FFTW's own distributed plan before timing.
-import os
-
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
+from mdxbench.apps import fft_compile, find_header
 from mdxbench.base import MdxBenchTest, job_environment, partition_facts
 from mdxbench.netbase import skip_unless_nodes
 from mdxbench.parsers import fft
-
-SOURCE = 'fftw-mpi-bench.c'
-
-
-def find_header(name, env):
-    '''Path of C header ``name`` in the job's CPATH or the system include directories.'''
-    dirs = [d for d in env.get('CPATH', '').split(':') if d] + ['/usr/include',
-                                                                '/usr/local/include']
-    return next((os.path.join(d, name) for d in dirs if os.path.isfile(os.path.join(d, name))),
-                None)
 
 
 @rfm.simple_test
@@ -57,11 +46,7 @@ class FftwMpi2d(MdxBenchTest):
         self.num_tasks = tpn * self.num_nodes
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = 1
-        self.prerun_cmds = [
-            f'{self.bench_path} -O3 -o fftw-mpi-bench {SOURCE} -lfftw3_mpi -lfftw3 -lm '
-            '> compile.log 2>&1 || { echo "fftw-mpi-bench: compile failed:"; cat compile.log; '
-            'exit 1; }',
-        ]
+        self.prerun_cmds = [fft_compile(self.bench_path)]
         self.executable = './fftw-mpi-bench'
         self.executable_opts = [str(self.points), str(self.repeats)]
 

@@ -2,6 +2,7 @@
 # one to N nodes: aggregate read and write GB/s, best of the repetitions. The defaults
 # reproduce mdx I's command line: -w -r -C -g -i 3 -s S -b 1m -t 1m -a POSIX -e [-F].
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import partition_facts
@@ -25,7 +26,7 @@ class Ior(StorageTargetTest):
     block_size = variable(str, value='1m')
     transfer_size = variable(str, value='1m')
     repetitions = variable(int, value=3)
-    odirect = variable(bool, value=False)
+    odirect = variable(typ.Bool, value=False)
     perf_table = {'write_bw': ('write_gbs', 'GB/s'), 'read_bw': ('read_gbs', 'GB/s')}
 
     @run_after('setup')

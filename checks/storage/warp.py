@@ -7,6 +7,7 @@
 # warp deletes everything in the bucket it uses: the bucket is the target's own
 # (default mdxbench-warp), never a bucket with data.
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
@@ -25,7 +26,7 @@ class _Warp(ObjectTargetTest):
     #: objects uploaded before a GET run (the pool it downloads from)
     objects = variable(int, value=2500)
     duration = variable(str, value='1m')
-    autoterm = variable(bool, value=False)
+    autoterm = variable(typ.Bool, value=False)
     perf_table = {'throughput': ('mibs', 'MiB/s'), 'objects_rate': ('obj_s', 'obj/s')}
 
     def warp_options(self, concurrency):

@@ -228,6 +228,9 @@ def detect_local_facts():
         'l2_bytes': per_level.get(2),
         'clock_ghz': round(clock_ghz, 3) if clock_ghz else None,
         'flops_per_cycle': fpc,
+        # a hardware PMU perf can count with (absent in a VM without a virtual PMU)
+        'pmu': any(pathlib.Path('/sys/bus/event_source/devices', d).is_dir()
+                   for d in ('cpu', 'cpu_core', 'armv8_pmuv3_0')),
         'source': 'detected on this machine from /proc and /sys',
     }
     return processor, facts

@@ -21,7 +21,7 @@ EXPECTED_PASS = {
                 for q in ('q1', 'q3', 'q6', 'total')},
 }
 SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'declares no storage target',
-                'declares no object target')
+                'declares no object target', 'no hardware PMU')
 
 
 @pytest.fixture(scope='module')
@@ -105,3 +105,25 @@ def test_perflogs_into_elasticsearch_once(suite_run, es):
                                query={'term': {'perf_var': 'triad'}})['hits']['hits']
     doc = hits[0]['_source']
     assert doc['check'] == 'HpccStream' and doc['meta']['bench'] == 'hpcc'
+
+
+def test_counters_without_a_pmu_fail_naming_the_events(services, tmp_path):
+    '''This VM has no hardware PMU, so PerfCountersFft is skipped (facts.pmu false). Run
+    anyway, the job runs the FFT kernel under perf through Slurm and the check fails with
+    perf's own words for the events it could not count: never a zero count, never a pass.'''
+    env = {'MDXBENCH_PERFLOG_DIR': str(tmp_path / 'perflogs'),
+           'RFM_CONFIG_FILES': str(ROOT / 'site-configs' / 'settings.py')}
+    base = [str(VENV_BIN / 'reframe'), '-c', 'checks/apps/perfcounters.py', '-r', '--system',
+            'local', '--prefix', str(tmp_path / 'rfm'), '--nocolor', '-S', 'points=512',
+            '-S', 'repeats=2']
+    skipped = run(base, env=env, timeout=600)
+    assert skipped.returncode == 0
+    assert re.search(r'SKIP.*PerfCountersFft.*no hardware PMU', skipped.stdout), skipped.stdout
+
+    ran = run(base + ['-S', 'skip_without_pmu=false'], env=env, timeout=600)
+    assert ran.returncode != 0
+    assert re.search(r'perf could not count instructions, cycles, cache-references, '
+                     r'cache-misses on \S+ \(instructions <not supported>', ran.stdout), ran.stdout
+    recs = [r for f in (tmp_path / 'perflogs').rglob('*.log')
+            for line in f.read_text().splitlines()[1:] for r in perflog.parse_line(line)]
+    assert recs and all(r['result'] == 'fail' and r['perf_value'] is None for r in recs)

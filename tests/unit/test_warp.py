@@ -12,7 +12,6 @@ import subprocess
 
 import pytest
 
-from conftest import pending_outputs
 from mdxbench.parsers import ParseError, warp
 from mdxbench.storage import CREDENTIALS_SCRIPT
 
@@ -69,9 +68,9 @@ def test_select_flattens_the_operation():
     assert r['mibs'] == 250.5 and r['version'] == '1.0.8' and r['concurrency'] == 8
 
 
-@pytest.mark.parametrize('path', pending_outputs('warp-*.out', 'warp cannot be installed here'))
-def test_real_warp_outputs(path):
-    text = path.read_text()
+@pytest.mark.real_outputs('warp-*.out', 'warp cannot be installed here')
+def test_real_warp_outputs(real_output):
+    text = real_output.read_text()
     r = warp.parse(text)
     assert r['reports'], path
     for op, rep in r['reports'].items():

@@ -1,0 +1,81 @@
+# Hardware counters of one core, as Guidi et al. read them with `perf` (instructions,
+# cache misses, page faults) while an application kernel runs: here the FFT kernel of
+# fft.py on one rank, under `perf stat`. A node must expose a hardware PMU: a VM without
+# a virtual PMU is skipped where the site facts say so (`pmu: false`, detected on
+# `local`) and fails, naming the events it cannot count, where they do not.
+import reframe as rfm
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, run_before, variable
+
+from mdxbench.apps import fft_compile, find_header
+from mdxbench.base import MdxBenchTest, job_environment, partition_facts
+from mdxbench.parsers import fft, perfstat
+
+HARDWARE = ('instructions', 'cycles', 'cache-references', 'cache-misses')
+SOFTWARE = ('page-faults', 'task-clock')
+
+
+@rfm.simple_test
+class PerfCountersFft(MdxBenchTest):
+    descr = 'perf stat of the FFT kernel on one core: instructions, IPC, cache misses, page faults'
+    tags = {'apps', 'counters'}
+    bench_name = 'perf'
+    bench_binary = 'perf'
+    sourcesdir = 'src'
+    output_file = 'perf.csv'
+    parser = staticmethod(perfstat.parse)
+    points = variable(int, value=4096)
+    repeats = variable(int, value=10)
+    #: False: run even where the facts say there is no PMU (to see what perf says, e.g.
+    #: after enabling a VM's virtual PMU and before updating the facts)
+    skip_without_pmu = variable(typ.Bool, value=True)
+    perf_table = {'instructions': ('instructions_g', 'G'), 'ipc': ('ipc', 'instr/cycle'),
+                  'cache_miss_rate': ('cache_miss_percent', '%'),
+                  'cache_misses': ('cache_misses_m', 'M'), 'page_faults': ('page_faults', 'count')}
+
+    @run_after('setup')
+    def require_pmu_and_fftw(self):
+        where = f'{self.current_system.name}:{self.current_partition.name}'
+        self.skip_if(self.skip_without_pmu and
+                     partition_facts(self.current_partition).get('pmu') is False,
+                     f'{where} has no hardware PMU for perf (facts.pmu is false: a VM '
+                     f'without a virtual PMU)')
+        env = job_environment(self.current_environ, self.current_partition)
+        self.skip_if(find_header('fftw3-mpi.h', env) is None,
+                     f'FFTW MPI (fftw3-mpi.h) is not installed on {where}')
+
+    @run_before('run')
+    def set_command(self):
+        self.num_tasks = 1
+        self.num_cpus_per_task = 1
+        self.prerun_cmds = [fft_compile('mpicc')]
+        self.executable = self.bench_path
+        self.executable_opts = ['stat', '-x,', '-o', self.output_file, '-e',
+                                ','.join(HARDWARE + SOFTWARE), '--', './fftw-mpi-bench',
+                                str(self.points), str(self.repeats)]
+
+    def derive(self, results):
+        with open(self.stagedir + '/' + self.stdout.evaluate()) as fp:
+            kernel = fft.parse(fp.read())           # the kernel ran and its FFT was right
+        ev = results['events']
+        lost = [e for e in HARDWARE + SOFTWARE if ev.get(e) is None]
+        if lost:
+            raise ValueError(f'perf could not count {", ".join(lost)} on {self.job.nodelist}'
+                             f' ({"; ".join(results["not_counted"]) or "absent"}): no hardware '
+                             f'PMU visible to the node (a VM needs a virtual PMU)')
+        results.update(instructions_g=ev['instructions'] / 1e9,
+                       ipc=ev['instructions'] / ev['cycles'],
+                       cache_misses_m=ev['cache-misses'] / 1e6,
+                       cache_miss_percent=100.0 * ev['cache-misses'] / ev['cache-references'],
+                       page_faults=ev['page-faults'], version=self.perf_version())
+        self.mdx_extra = dict(self.mdx_extra, kernel_gflops=kernel['gflops'],
+                              task_clock_ms=ev['task-clock'], points=kernel['n'])
+
+    def perf_version(self):
+        import subprocess
+        try:
+            out = subprocess.run([self.bench_path, '--version'], capture_output=True,
+                                 text=True, timeout=30).stdout
+        except OSError:
+            return 'unknown'
+        return out.split()[-1] if out.split() else 'unknown'
