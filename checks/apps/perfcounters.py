@@ -3,6 +3,8 @@
 # fft.py on one rank, under `perf stat`. A node must expose a hardware PMU: a VM without
 # a virtual PMU is skipped where the site facts say so (`pmu: false`, detected on
 # `local`) and fails, naming the events it cannot count, where they do not.
+import re
+
 import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
@@ -48,7 +50,7 @@ class PerfCountersFft(MdxBenchTest):
     def set_command(self):
         self.num_tasks = 1
         self.num_cpus_per_task = 1
-        self.prerun_cmds = [fft_compile('mpicc')]
+        self.prerun_cmds = [fft_compile('mpicc'), f'{self.bench_path} --version']
         self.executable = self.bench_path
         self.executable_opts = ['stat', '-x,', '-o', self.output_file, '-e',
                                 ','.join(HARDWARE + SOFTWARE), '--', './fftw-mpi-bench',
@@ -56,26 +58,21 @@ class PerfCountersFft(MdxBenchTest):
 
     def derive(self, results):
         with open(self.stagedir + '/' + self.stdout.evaluate()) as fp:
-            kernel = fft.parse(fp.read())           # the kernel ran and its FFT was right
+            out = fp.read()
+        kernel = fft.parse(out)                     # the kernel ran and its FFT was right
+        version = re.search(r'^perf version (\S+)', out, re.M)
         ev = results['events']
         lost = [e for e in HARDWARE + SOFTWARE if ev.get(e) is None]
         if lost:
-            raise ValueError(f'perf could not count {", ".join(lost)} on {self.job.nodelist}'
+            raise ValueError(f'perf could not count {", ".join(lost)} on '
+                             f'{",".join(self.job.nodelist or ["?"])}'
                              f' ({"; ".join(results["not_counted"]) or "absent"}): no hardware '
                              f'PMU visible to the node (a VM needs a virtual PMU)')
         results.update(instructions_g=ev['instructions'] / 1e9,
                        ipc=ev['instructions'] / ev['cycles'],
                        cache_misses_m=ev['cache-misses'] / 1e6,
                        cache_miss_percent=100.0 * ev['cache-misses'] / ev['cache-references'],
-                       page_faults=ev['page-faults'], version=self.perf_version())
+                       page_faults=ev['page-faults'],
+                       version=version.group(1) if version else 'unknown')
         self.mdx_extra = dict(self.mdx_extra, kernel_gflops=kernel['gflops'],
                               task_clock_ms=ev['task-clock'], points=kernel['n'])
-
-    def perf_version(self):
-        import subprocess
-        try:
-            out = subprocess.run([self.bench_path, '--version'], capture_output=True,
-                                 text=True, timeout=30).stdout
-        except OSError:
-            return 'unknown'
-        return out.split()[-1] if out.split() else 'unknown'
