@@ -6,8 +6,8 @@
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.apps import fft_compile, find_header
-from mdxbench.base import MdxBenchTest, job_environment, partition_facts
+from mdxbench.apps import fft_compile, skip_unless_fftw_mpi
+from mdxbench.base import MdxBenchTest, partition_facts
 from mdxbench.netbase import skip_unless_nodes
 from mdxbench.parsers import fft
 
@@ -33,11 +33,7 @@ class FftwMpi2d(MdxBenchTest):
     @run_after('setup')
     def require_nodes_and_fftw(self):
         skip_unless_nodes(self, self.num_nodes)
-        env = job_environment(self.current_environ, self.current_partition)
-        self.skip_if(find_header('fftw3-mpi.h', env) is None,
-                     f'FFTW MPI (fftw3-mpi.h) is not installed on {self.current_system.name}:'
-                     f'{self.current_partition.name} with environment '
-                     f'{self.current_environ.name}: not in CPATH or /usr/include')
+        skip_unless_fftw_mpi(self)
 
     @run_before('run')
     def compile_and_launch(self):

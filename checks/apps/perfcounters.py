@@ -9,8 +9,8 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from mdxbench.apps import fft_compile, find_header
-from mdxbench.base import MdxBenchTest, job_environment, partition_facts
+from mdxbench.apps import fft_compile, skip_unless_fftw_mpi
+from mdxbench.base import MdxBenchTest, partition_facts
 from mdxbench.parsers import fft, perfstat
 
 HARDWARE = ('instructions', 'cycles', 'cache-references', 'cache-misses')
@@ -42,9 +42,7 @@ class PerfCountersFft(MdxBenchTest):
                      partition_facts(self.current_partition).get('pmu') is False,
                      f'{where} has no hardware PMU for perf (facts.pmu is false: a VM '
                      f'without a virtual PMU)')
-        env = job_environment(self.current_environ, self.current_partition)
-        self.skip_if(find_header('fftw3-mpi.h', env) is None,
-                     f'FFTW MPI (fftw3-mpi.h) is not installed on {where}')
+        skip_unless_fftw_mpi(self)
 
     @run_before('run')
     def set_command(self):
