@@ -14,6 +14,9 @@ APT_PACKAGES=(
     slurmdbd mariadb-server
     openmpi-bin libopenmpi-dev
     fio iperf3 hpcc sockperf ethtool likwid linux-perf
+    # from Debian's non-free component (enable_nonfree): netperf 2.7.0 (the papers' version)
+    # and Intel MKL's runtime (libmkl_rt), the BLAS of the `mkl` environment on `local`
+    netperf libmkl-rt
     # the FFT application kernel (checks/apps/fft.py) compiles against FFTW MPI
     libfftw3-dev libfftw3-mpi-dev
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the
@@ -35,6 +38,25 @@ for a in "$@"; do
     esac
 done
 
+# netperf and Intel MKL live in Debian's contrib/non-free components, served by the same
+# registry as main. Add them in a sources file of our own, with the URIs and Signed-By of
+# the machine's own Debian entries (nothing else is changed, no host is named here).
+NONFREE_SOURCES=/etc/apt/sources.list.d/mdxbench-nonfree.sources
+
+enable_nonfree() {
+    local src=/etc/apt/sources.list.d/debian.sources
+    [[ -f $NONFREE_SOURCES ]] && return 1
+    [[ -f $src ]] || die "enable_nonfree: $src not found (a deb822 Debian sources file is expected on Debian 12)"
+    # Every stanza of the Debian archive (main component, Debian keyring), with its
+    # components replaced by contrib and non-free.
+    awk -v RS= -v ORS='\n\n' '/Components:[^\n]*main/ && /Signed-By: *\/usr\/share\/keyrings\/debian-archive-keyring.gpg/ {
+            gsub(/Components:[^\n]*/, "Components: contrib non-free"); print }' "$src" >"$NONFREE_SOURCES.tmp"
+    grep -q '^URIs:' "$NONFREE_SOURCES.tmp" \
+        || { rm -f "$NONFREE_SOURCES.tmp"; die "enable_nonfree: no Debian archive stanza (Components: main, Signed-By the Debian keyring) in $src"; }
+    mv "$NONFREE_SOURCES.tmp" "$NONFREE_SOURCES"
+    log "enabled Debian contrib/non-free in $NONFREE_SOURCES"
+}
+
 install_apt() {
     local missing=() p
     for p in "${APT_PACKAGES[@]}"; do
@@ -47,7 +69,11 @@ install_apt() {
     require_root "installing Debian packages (${missing[*]})"
     log "Debian packages: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    enable_nonfree || true
     apt-get update -qq
+    # libmkl-rt asks whether MKL should become the machine's BLAS/LAPACK: it must not
+    # (hpcc and everything else keep OpenBLAS; only the `mkl` environment uses MKL).
+    echo 'libmkl-rt libmkl-rt/use-as-default-blas-lapack boolean false' | debconf-set-selections
     # Debian's postinst scripts try to start daemons; we start them ourselves.
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$MDXBENCH_STATE_DIR/logs/apt.log" 2>&1 \
         || { log_tail "$MDXBENCH_STATE_DIR/logs/apt.log"; die "apt-get install failed"; }

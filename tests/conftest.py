@@ -29,23 +29,3 @@ def shared_fixture():
         return path.read_text()
 
     return _read
-
-
-def pytest_generate_tests(metafunc):
-    '''``@pytest.mark.real_outputs(PATTERN, WHY)`` on a test taking ``real_output``: one
-    test per file of ../shared/fixtures matching PATTERN (see pending_outputs).'''
-    mark = metafunc.definition.get_closest_marker('real_outputs')
-    if mark is not None and 'real_output' in metafunc.fixturenames:
-        metafunc.parametrize('real_output', pending_outputs(*mark.args))
-
-
-def pending_outputs(pattern, why):
-    '''Parameters for a test over the real outputs ``pattern`` in ../shared/fixtures, for
-    tools no registry here provides: one per file, or a single skipped one whose reason
-    says that none exists yet and ``why``.'''
-    found = sorted(SHARED_FIXTURES.glob(pattern)) if SHARED_FIXTURES.is_dir() else []
-    if found:
-        return [pytest.param(p, id=p.name) for p in found]
-
-    return [pytest.param(None, id='none', marks=pytest.mark.skip(
-        reason=f'no real output {pattern} in {SHARED_FIXTURES}: {why}'))]

@@ -33,7 +33,10 @@ class _Warp(ObjectTargetTest):
         t = self.object_target
         opts = [self.op, f'--host={t["endpoint"]}', f'--bucket={t["bucket"]}',
                 f'--obj.size={self.obj_size}', f'--concurrent={concurrency}',
-                f'--duration={self.duration}', '--no-color', f'--benchdata=warp-{self.op}']
+                f'--duration={self.duration}', '--no-color', f'--benchdata=warp-{self.op}',
+                # the JSON report is the one that says how many requests failed, whether an
+                # operation had too few samples, and the request-time percentiles
+                '--json']
         opts += ['--tls'] if t.get('tls') else []
         opts += [f'--region={t["region"]}'] if t.get('region') else []
         opts += [f'--lookup={t["lookup"]}'] if t.get('lookup') else []
@@ -45,8 +48,8 @@ class _Warp(ObjectTargetTest):
         rep = warp.select(results, self.op)
         results.update(rep)
         self.mdx_extra = dict(self.mdx_extra, **{
-            k: rep.get(k) for k in ('concurrency', 'ran_s', 'median_mibs', 'fastest_mibs',
-                                    'slowest_mibs', 'reqs_ms') if k in rep})
+            k: rep[k] for k in ('concurrency', 'clients', 'ran_s', 'requests', 'median_mibs',
+                                'fastest_mibs', 'slowest_mibs', 'reqs_ms', 'ttfb_ms') if k in rep})
 
 
 @rfm.simple_test

@@ -16,7 +16,8 @@ import sys
 
 from mdxbench.sitecfg import state_dir
 from mdxpost import esclient
-from mdxpost.ingest import EXIT_NOT_STORED, Ingestor, TlsVerificationError, count_documents
+from mdxpost.ingest import (EXIT_LOCKED, EXIT_NOT_STORED, Ingestor, LockBusy,
+                            TlsVerificationError, count_documents)
 
 EXIT_USAGE = 2
 
@@ -34,8 +35,13 @@ def cmd_ingest(args):
     ing = Ingestor(client, esclient.index_prefix(),
                    args.state or state_dir() / 'ingest' / 'state.json',
                    args.dead_letter or state_dir() / 'ingest' / 'dead-letter.jsonl',
-                   batch_size=args.batch_size, retry_seconds=args.retry_seconds)
-    counts = ing.run(_paths(args))
+                   batch_size=args.batch_size, retry_seconds=args.retry_seconds,
+                   lock_wait=args.lock_wait)
+    try:
+        counts = ing.run(_paths(args))
+    except LockBusy as err:
+        print(f'mdxbench ingest: {err}', file=sys.stderr)
+        return EXIT_LOCKED
     print(f'mdxbench ingest: {counts.line()}')
     if counts.rejected or counts.malformed:
         print(f'mdxbench ingest: not stored: see {ing.dead_letter_path}', file=sys.stderr)
@@ -239,6 +245,9 @@ def build_parser():
     p.add_argument('--batch-size', type=int, default=2000)
     p.add_argument('--retry-seconds', type=float, default=60.0,
                    help='how long to retry an unreachable or overloaded Elasticsearch')
+    p.add_argument('--lock-wait', type=float, default=300.0,
+                   help='how long to wait for another ingest of the same state file to '
+                   f'finish (seconds; exit {EXIT_LOCKED} past it)')
     p.set_defaults(fn=cmd_ingest)
     p = sub.add_parser('summary', help='table of perflog records and the Elasticsearch count')
     p.add_argument('paths', nargs='*')

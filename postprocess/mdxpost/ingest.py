@@ -12,10 +12,19 @@
   still rejected, written to the dead-letter file with the reason.
 * A state file remembers, per perflog file, the byte offset up to which Elasticsearch
   acknowledged every record, so a run after a crash sends only the rest.
+* One ingest at a time per state file: a run holds an exclusive lock (``<state>.lock``,
+  ``flock``) from reading the state to saving it. A second run (a cron job beside a hand
+  run) waits up to ``lock_wait`` seconds, then reads the state the first one left and sends
+  only what is still unsent; past the wait it exits with EXIT_LOCKED, sending nothing.
+* A last line without its newline is a record ReFrame is still writing: it is *unfinished*
+  (not malformed, not an error), left in place and sent by the run that finds it complete.
 * Only core Elasticsearch APIs are used (_bulk, index templates, _count, _refresh): the
   local instance of ci/ has no ingest pipelines, painless or data streams.
 '''
+import contextlib
 import dataclasses
+import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -36,6 +45,7 @@ except ImportError:     # pragma: no cover
 
 EXIT_OK = 0
 EXIT_NOT_STORED = 1
+EXIT_LOCKED = 73    # another ingest held the state file's lock for longer than the wait
 EXIT_PENDING = 75   # EX_TEMPFAIL: Elasticsearch did not take everything; run again
 
 _KEYWORDS = ('system', 'partition', 'environ', 'check', 'display_name', 'hashcode', 'jobid',
@@ -121,6 +131,7 @@ class Counts:
     rejected: int = 0       # refused by Elasticsearch even alone: in the dead-letter file
     malformed: int = 0      # perflog lines that could not be read: reported, dead-lettered
     pending: int = 0        # not acknowledged (Elasticsearch unreachable): next run
+    unfinished: int = 0     # last lines still being written (no newline yet): next run
 
     def exit_code(self):
         if self.pending:
@@ -179,17 +190,55 @@ class StateFile:
 
     def save(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix('.tmp')
+        # a temporary name of this process's own: never shared with another writer
+        tmp = self.path.with_name(f'.{self.path.name}.{os.getpid()}.tmp')
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
         os.replace(tmp, self.path)
 
 
+class LockBusy(Exception):
+    '''Another ingest held the state file's lock for longer than we would wait.'''
+
+
+@contextlib.contextmanager
+def state_lock(state_path, wait, out=sys.stderr):
+    '''Hold the exclusive lock of a state file (``<state>.lock``, never removed, so every
+    process locks the same inode); wait up to ``wait`` seconds for it.'''
+    path = pathlib.Path(str(state_path) + '.lock')
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, 'a+') as fp:
+        deadline = time.monotonic() + wait
+        said = False
+        while True:
+            try:
+                fcntl.flock(fp, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as err:
+                if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+            if time.monotonic() >= deadline:
+                raise LockBusy(f'another mdxbench ingest holds {path} (its state file is '
+                               f'{state_path}); waited {wait:g}s; nothing was sent, the '
+                               'perflogs keep every record: run again later')
+            if not said:
+                print(f'mdxbench ingest: another ingest holds {path}: waiting up to '
+                      f'{wait:g}s', file=out)
+                said = True
+            time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fp, fcntl.LOCK_UN)
+
+
 class Ingestor:
     def __init__(self, client, prefix, state_path, dead_letter_path, *, batch_size=1000,
-                 retry_seconds=60.0, out=sys.stderr):
+                 retry_seconds=60.0, lock_wait=300.0, out=sys.stderr):
         self.client = client
         self.prefix = prefix
-        self.state = StateFile(state_path)
+        self.state_path = pathlib.Path(state_path)
+        self.lock_wait = lock_wait
+        self.state = None       # read under the lock, in run()
         self.dead_letter_path = pathlib.Path(dead_letter_path)
         self.batch_size = batch_size
         self.retry_seconds = retry_seconds
@@ -347,10 +396,10 @@ class Ingestor:
             fp.seek(offset)
             for raw in fp:
                 if not raw.endswith(b'\n'):
-                    lineno += 1
-                    self.counts.malformed += 1
-                    self._say(f'{path}:{lineno}: incomplete last line (no newline): '
-                              f'left in place for the next run')
+                    # ReFrame is still writing this line: not malformed, not an error
+                    self.counts.unfinished += 1
+                    self._say(f'{path}:{lineno + 1}: last line not finished (no newline '
+                              f'yet): left for the next run')
                     return
 
                 lineno += 1
@@ -384,7 +433,13 @@ class Ingestor:
                 self._marks.append((path, offset, lineno))
 
     def run(self, paths):
+        '''Ingest under the state file's lock (raises LockBusy past ``lock_wait``).'''
         files = perflog_files(paths)
+        with state_lock(self.state_path, self.lock_wait, self.out):
+            self.state = StateFile(self.state_path)
+            return self._run(files)
+
+    def _run(self, files):
         try:
             self.ensure_template()
         except _Unavailable as err:

@@ -45,7 +45,9 @@ def iter_perflog_records(paths, errors=None):
     for f in perflog_files(paths):
         with open(f, errors='replace') as fp:
             for n, line in enumerate(fp, 1):
-                if perflog.is_header(line):
+                if perflog.is_header(line) or not line.endswith('\n'):
+                    # a last line without newline is still being written: not yet a
+                    # record (mdxbench ingest reports it as unfinished and sends it later)
                     continue
 
                 try:

@@ -1,5 +1,6 @@
 '''mdxbench ingest against the real Elasticsearch: nothing lost, nothing duplicated.'''
 import json
+import re
 import socket
 import threading
 import time
@@ -112,3 +113,79 @@ def test_rejected_records_go_to_the_dead_letter_file(es, tmp_path):
     dead = [json.loads(x) for x in (tmp_path / 'dead.jsonl').read_text().splitlines()]
     assert len(dead) == 12 and all(d['kind'] == 'rejected' for d in dead)
     assert dead[0]['doc']['perf_var'] == 'copy'
+
+
+def _spawn_ingests(n, plogs, state, env, *extra):
+    import subprocess
+
+    from conftest import VENV_BIN, ROOT
+    import os
+
+    full = dict(os.environ, **env)
+    procs = [subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest', str(plogs), '--state',
+                               str(state), *extra], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=full, cwd=ROOT)
+             for _ in range(n)]
+    return [(p.wait(timeout=600), *p.communicate()) for p in procs]
+
+
+def test_four_concurrent_ingests_store_everything_once(es, tmp_path):
+    '''Four real processes on the same perflogs and state file, started together: one
+    holds the lock and sends; the others wait, then find everything already acknowledged.
+    0 lost, 0 duplicated, 0 crashed, every exit 0.'''
+    plogs = _perflog(tmp_path, 2000)              # 2000 lines x 6 records
+    state = tmp_path / 'ingest' / 'state.json'
+    results = _spawn_ingests(4, plogs, state, es['env'])
+    for code, out, err in results:
+        assert code == 0, out + err
+        assert 'Traceback' not in err, err
+    assert count(es) == 12000
+    created = [int(re.search(r'created (\d+)', out).group(1)) for _, out, _ in results]
+    present = [int(re.search(r'present (\d+)', out).group(1)) for _, out, _ in results]
+    assert sum(created) == 12000, results
+    # the waiting runs read the state the first left: they sent nothing again
+    assert sum(present) == 0, results
+    assert sorted(created) == [0, 0, 0, 12000]
+    assert any('waiting up to' in err for _, _, err in results)
+    assert json.loads(state.read_text())                # one valid state, no stray temps
+    assert sorted(p.name for p in state.parent.iterdir()) == ['state.json', 'state.json.lock']
+
+
+def test_an_ingest_that_cannot_get_the_lock_exits_73(es, tmp_path):
+    import fcntl
+
+    plogs = _perflog(tmp_path, 5)
+    state = tmp_path / 'state.json'
+    with open(str(state) + '.lock', 'a+') as held:
+        fcntl.flock(held, fcntl.LOCK_EX)            # as a running ingest holds it
+        res = mdxbench('ingest', str(plogs), '--state', str(state), '--lock-wait', '1',
+                       env=es['env'])
+    assert res.returncode == 73, res.stdout + res.stderr
+    assert 'another mdxbench ingest holds' in res.stderr and 'nothing was sent' in res.stderr
+    assert count(es) == 0 and not state.exists()
+    res = mdxbench('ingest', str(plogs), '--state', str(state), env=es['env'])
+    assert res.returncode == 0 and count(es) == 30, res.stdout + res.stderr
+
+
+def test_a_line_still_being_written_is_unfinished_then_sent(es, tmp_path):
+    '''ReFrame writes a perflog line while ingest reads: the torn last line is left
+    (exit 0, "unfinished 1"), and the run after ReFrame finished the line sends it once.'''
+    header, line = FIXTURES_PERFLOG.read_text().splitlines()[:2]
+    plogs = _perflog(tmp_path, 3)
+    log = next(plogs.rglob('*.log'))
+    cols = line.split('|')
+    cols[8] = '99999'
+    last = '|'.join(cols) + '\n'
+    with open(log, 'a') as fp:
+        fp.write(last[:len(last) // 2])
+    state = tmp_path / 's.json'
+    res = mdxbench('ingest', str(plogs), '--state', str(state), env=es['env'])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'created 18' in res.stdout and 'malformed 0' in res.stdout
+    assert 'unfinished 1' in res.stdout and 'HpccStream.log:5: last line not finished' in res.stderr
+    with open(log, 'a') as fp:
+        fp.write(last[len(last) // 2:])
+    res = mdxbench('ingest', str(plogs), '--state', str(state), env=es['env'])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'records 6, sent 6, created 6' in res.stdout and 'unfinished 0' in res.stdout
+    assert count(es) == 24

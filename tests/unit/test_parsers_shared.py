@@ -71,6 +71,21 @@ def test_ior_json(shared_fixture):
     r = ior.parse(shared_fixture('ior-4.0.0-posix-shared-json.out'))
     assert r['access'] == 'single-shared-file' and r['repetitions'] == 2
     assert r['write_gbs'] == pytest.approx(2199.9931 * 2**20 / 1e9)
+    assert (r['nodes'], r['reorder'], r['odirect']) == (1, True, False)
+
+
+@pytest.mark.parametrize('name', ['ior-4.0.0-posix-fpp.out', 'ior-4.0.0-posix-shared-json.out'])
+def test_ior_one_node_read_is_the_page_cache(shared_fixture, name):
+    '''Both real runs read back on the node that wrote (1 node, -C, no O_DIRECT): their
+    read figures (37-40 GB/s from a disk that writes 2.9) are no storage figures.'''
+    r = ior.parse(shared_fixture(name))
+    assert (r['nodes'], r['reorder'], r['odirect']) == (1, True, False)
+    why = ior.read_not_from_storage(r)
+    assert why and 'page cache' in why and '1 node(s) with -C' in why and '--posix.odirect' in why
+    # the rule itself: O_DIRECT, or -C across two nodes, makes the read a storage figure
+    assert ior.read_not_from_storage(dict(r, odirect=True)) is None
+    assert ior.read_not_from_storage(dict(r, nodes=2)) is None
+    assert ior.read_not_from_storage(dict(r, nodes=2, reorder=False)) is not None
 
 
 @pytest.mark.parametrize('name,marker', [('ior-4.0.0-posix-fpp.out', 'Finished'),

@@ -1,7 +1,5 @@
-'''McCalpin STREAM (Spack's stream_c.exe). No STREAM build and no real STREAM output exist
-here (not in Debian or PyPI; Spack cannot be installed), so the parser's figures are tested
-on any ``stream-*.out`` placed in ../shared/fixtures and skipped with that reason until one
-is; its refusals are tested on real outputs of other tools.'''
+'''McCalpin STREAM (Spack's stream_c.exe): the parser on the real STREAM 5.10 outputs of
+../shared/fixtures (1 and 2 OpenMP threads), and its refusals of other tools' outputs.'''
 import pytest
 
 from mdxbench.parsers import ParseError, stream
@@ -23,19 +21,18 @@ def test_hpcc_is_not_stream(fixture_text):
         stream.parse(fixture_text('hpcc/hpcc-1.5.0-debian-np2-n6000.out'))
 
 
-@pytest.mark.real_outputs('stream-*.out', 'no STREAM build is to be had here')
-def test_real_stream_outputs(real_output):
-    text = real_output.read_text()
+@pytest.mark.parametrize('name, threads, copy, scale, add, triad', [
+    ('stream-5.10-omp1.out', 1, 34024.8, 36305.5, 33162.6, 31885.2),
+    ('stream-5.10-omp2.out', 2, 24621.2, 22703.0, 30268.8, 22802.9),
+])
+def test_real_stream_outputs(shared_fixture, name, threads, copy, scale, add, triad):
+    text = shared_fixture(name)
     r = stream.parse(text)
-    assert r['array_elements'] > 0 and r['threads'] >= 1
-    assert all(r[k] > 0 for k in stream.KERNELS_LOWER), r
-    with pytest.raises(ParseError):                     # cut before the table's last row
+    assert (r['version'], r['array_elements'], r['threads']) == ('5.10', 20000000, threads)
+    # STREAM prints MB/s (1e6 B/s); the parser gives GB/s
+    assert [r[k] for k in stream.KERNELS_LOWER] == pytest.approx(
+        [copy / 1e3, scale / 1e3, add / 1e3, triad / 1e3])
+    with pytest.raises(ParseError, match='Triad'):        # cut before the table's last row
         stream.parse(text[:text.index('Triad:')])
     with pytest.raises(ParseError, match='Solution Validates'):
         stream.parse(text[:text.index('Solution Validates')])
-
-
-@pytest.mark.real_outputs('osu-7.4-*.out', '../shared is absent')
-def test_the_real_outputs_marker_finds_existing_files(real_output):
-    '''The mechanism above, on outputs that do exist: one test per OSU fixture.'''
-    assert real_output.name.startswith('osu-7.4-') and 'OSU MPI' in real_output.read_text()

@@ -22,6 +22,9 @@ def parse(text):
     out['command'] = cmd.group(1).strip() if cmd else ''
     acc = re.search(r'^access\s*:\s*(.+)$', text, re.M)
     out['access'] = acc.group(1).strip() if acc else 'unknown'
+    nodes = re.search(r'^nodes\s*:\s*(\d+)\s*$', text, re.M)
+    require(nodes, 'no "nodes : N" line in the IOR options')
+    out['nodes'] = int(nodes.group(1))
     s = text.find('Summary of all tests:')
     require(s >= 0, 'no "Summary of all tests:" in the IOR output: the run did not finish')
     require(re.search(r'^Finished\s*:', text[s:], re.M),
@@ -40,11 +43,12 @@ def parse(text):
             out[f'{parts[0]}_mean_gbs'] = float(row['Mean(MiB)']) * MIB / 1e9
             out['tasks'] = int(row['#Tasks'])
             out['repetitions'] = int(row['reps'])
+            out['reorder'] = bool(int(row['reord']))
         except (KeyError, ValueError) as err:
             raise ParseError(f'IOR summary row {line.strip()!r}: {err}') from None
 
     require('write_gbs' in out or 'read_gbs' in out, 'IOR summary has no write or read row')
-    return out
+    return _with_direct(out)
 
 
 def _parse_json(text):
@@ -60,9 +64,12 @@ def _parse_json(text):
     out = {'version': data.get('Version', 'unknown'), 'command': data.get('Command line', '')}
     try:
         opts = data['tests'][0]['Options']
+        params = data['tests'][0]['Parameters']
         out['access'] = opts['access']
-    except (KeyError, IndexError, TypeError):
-        out['access'] = 'unknown'
+        out['nodes'] = int(params['nodes'])
+        out['reorder'] = bool(params['reorderTasks'])
+    except (KeyError, IndexError, TypeError, ValueError) as err:
+        raise ParseError(f'IOR JSON output: tests[0] lacks {err} (Options, Parameters)') from None
 
     for row in data['summary']:
         op = row.get('operation')
@@ -78,4 +85,27 @@ def _parse_json(text):
             raise ParseError(f'IOR JSON summary entry for {op}: missing or bad {err}') from None
 
     require('write_gbs' in out or 'read_gbs' in out, 'IOR JSON summary has no write or read entry')
+    return _with_direct(out)
+
+
+def _with_direct(out):
+    out['odirect'] = bool(re.search(r'(?:^|\s)--posix\.odirect(?:\s|$)', out['command']))
     return out
+
+
+def read_not_from_storage(parsed):
+    """Why the read bandwidth of this run cannot be a storage figure, or None when it is.
+
+    IOR reads back what it wrote. The read reaches storage only when the page cache of the
+    writing node cannot serve it: with O_DIRECT (``--posix.odirect``), or when ``-C``
+    (reorderTasks) makes every rank read what a rank of *another* node wrote, which needs
+    at least two nodes (-C shifts ranks by one node's worth of tasks)."""
+    if 'read_gbs' not in parsed or parsed['odirect']:
+        return None
+    if parsed['reorder'] and parsed['nodes'] >= 2:
+        return None
+    return (f'IOR read back on {parsed["nodes"]} node(s) '
+            + ('with -C' if parsed['reorder'] else 'without -C')
+            + ' and without O_DIRECT: every rank read what its own node had just written, '
+            'so the read figure ({:.1f} GB/s) is the page cache, not storage; run with '
+            '--posix.odirect or on two or more nodes with -C'.format(parsed['read_gbs']))

@@ -1,122 +1,163 @@
-'''MinIO warp 1.x benchmark reports (``warp get|put ...`` as printed when a run ends).
+'''MinIO warp 1.0.x benchmark reports (``warp get|put ...``), the version the mdx II paper
+used (1.0.8). Both forms warp 1.0.8 prints are read, each tested on real outputs:
 
-warp 1.x prints one block per operation type, in this shape (format strings of warp's
-``pkg/aggregate``; figures are whatever the run measured)::
+* the **JSON report** of ``--json`` (progress lines, then one JSON object): what the checks
+  ask for, because only it carries the number of failed requests (``errors``), whether an
+  operation had too few samples (``skipped``), the measured duration, and the request and
+  time-to-first-byte percentiles; the text report has none of these;
+* the **text report** (an operator's own run without ``--json``): one block per operation,
+  ``Operation: GET. Concurrency: 4``, ``* Average: 764.04 MiB/s, 764.04 obj/s`` and
+  ``Throughput, split into 19 x 1s:`` with the fastest / 50% median / slowest second.
 
-    Report: <OP>. Concurrency: <N>. Ran: <Go duration>
-     * Average: <x.xx> MiB/s, <y.yy> obj/s[, <E> errors]
-     * Errors: <E>                                  (only when there were errors)
-     * Reqs: Avg: ..., 50%: ..., 90%: ..., 99%: ..., Fastest: ..., Slowest: ..., StdDev: ...
-     * TTFB: ...                                    (GET only)
-
-    Throughput, split into <S> x 1s:
-     * Fastest: <rate>, <y.yy> obj/s
-     * 50% Median: <rate>, <y.yy> obj/s
-     * Slowest: <rate>, <y.yy> obj/s
-
-Blocks are separated by a rule; a run with several operation types (a GET run also
-uploads) has one block each. warp 0.x printed ``Operation: <OP>`` blocks instead: that
-older format is refused with a message, not guessed at.
+A GET run first uploads its objects: warp reports that preparation as a PUT with too few
+samples (``Skipping PUT too few samples...`` / ``"skipped": true``). It is recorded as
+skipped, never as a figure; asking for a skipped operation is an error. Anything else
+(another report format, a cut-off report) is refused with what was expected.
 '''
+import json
 import re
 
 from . import ParseError, require
 
-_UNITS = {'B': 1 / 2**20, 'KiB': 1 / 2**10, 'MiB': 1.0, 'GiB': 2**10, 'TiB': 2**20}
-_REPORT = re.compile(r'^Report: (?P<op>[A-Za-z]+)\. Concurrency: (?P<conc>\d+)\. '
-                     r'Ran: (?P<ran>\S+)\s*$', re.M)
-_AVERAGE = re.compile(r'^\s*\* Average: (?:(?P<mibs>[\d.]+) MiB/s, )?(?P<objs>[\d.]+) obj/s'
-                      r'(?:, (?P<errors>\d+) errors)?', re.M)
-_ERRORS = re.compile(r'^\s*\* Errors: (\d+)\s*$', re.M)
-_SEGMENTS = re.compile(r'^Throughput, split into (\d+) x (\S+):\s*$', re.M)
-_SEGMENT = re.compile(r'^\s*\* (?P<which>Fastest|50% Median|Slowest): '
-                      r'(?:(?P<rate>[\d.]+)\s*(?P<unit>B|KiB|MiB|GiB|TiB)/s, )?'
-                      r'(?P<objs>[\d.]+) obj/s', re.M)
-_REQS = re.compile(r'^\s*\* Reqs: (.*)$', re.M)
+_MIB = 2 ** 20
+_UNITS = {'B': 1 / _MIB, 'KiB': 1 / 2**10, 'MiB': 1.0, 'GiB': 2**10, 'TiB': 2**20}
 _ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
+# urfave/cli's version line (`warp --version`, which the checks run before warp itself)
 _VERSION = re.compile(r'^warp version (\S+)', re.M)
-_GO_DURATION = re.compile(r'(\d+(?:\.\d+)?)(h|ms|us|µs|ns|m|s)')
-_SECONDS = {'h': 3600, 'm': 60, 's': 1, 'ms': 1e-3, 'us': 1e-6, 'µs': 1e-6, 'ns': 1e-9}
+
+# --- text report --------------------------------------------------------------------------
+_OPERATION = re.compile(r'^Operation: (?P<op>[A-Za-z]+)\. Concurrency: (?P<conc>\d+)\s*$', re.M)
+_SKIPPING = re.compile(r'^Skipping (?P<op>[A-Za-z]+) too few samples', re.M)
+_AVERAGE = re.compile(r'^\s*\* Average: (?P<mibs>[\d.]+) MiB/s, (?P<objs>[\d.]+) obj/s\s*$', re.M)
+_SEGMENTS = re.compile(r'^Throughput, split into (\d+) x 1s:\s*$', re.M)
+_SEGMENT = re.compile(r'^\s*\* (?P<which>Fastest|50% Median|Slowest): '
+                      r'(?P<rate>[\d.]+)\s*(?P<unit>B|KiB|MiB|GiB|TiB)/s, (?P<objs>[\d.]+) obj/s',
+                      re.M)
+_WHICH = {'Fastest': 'fastest', '50% Median': 'median', 'Slowest': 'slowest'}
 
 
-def go_duration(text):
-    '''Seconds of a Go ``time.Duration`` string such as ``9m57s`` or ``374.5ms``.'''
-    parts = _GO_DURATION.findall(text)
-    require(parts and ''.join(n + u for n, u in parts) == text,
-            f'expected a Go duration such as "1m30s", got {text!r}')
-    return sum(float(n) * _SECONDS[u] for n, u in parts)
+def _text_block(op, conc, body):
+    if _SKIPPING.search(body):
+        return {'op': op, 'skipped': True}
 
-
-def _mib(rate, unit):
-    return float(rate) * _UNITS[unit] if rate else None
-
-
-def _block(op, conc, ran, body):
     avg = _AVERAGE.search(body)
-    require(avg, f'warp report {op}: no " * Average: ... obj/s" line after "Report: {op}"')
-    errors = int(avg['errors'] or 0)
-    extra = _ERRORS.search(body)
-    if extra:
-        errors = max(errors, int(extra.group(1)))
-    out = {
-        'op': op, 'concurrency': int(conc), 'ran_s': go_duration(ran),
-        'mibs': float(avg['mibs']) if avg['mibs'] else None,
-        'obj_s': float(avg['objs']), 'errors': errors,
-    }
+    require(avg, f'warp report {op}: no " * Average: X MiB/s, Y obj/s" line after '
+                 f'"Operation: {op}" (cut-off report?)')
+    out = {'op': op, 'skipped': False, 'concurrency': int(conc), 'mibs': float(avg['mibs']),
+           'obj_s': float(avg['objs']), 'errors': None}
     seg = _SEGMENTS.search(body)
-    if seg:
-        out['segments'] = int(seg.group(1))
-        for m in _SEGMENT.finditer(body, seg.end()):
-            key = {'Fastest': 'fastest', '50% Median': 'median', 'Slowest': 'slowest'}[m['which']]
-            out[f'{key}_mibs'] = _mib(m['rate'], m['unit'])
-            out[f'{key}_obj_s'] = float(m['objs'])
-    reqs = _REQS.search(body)
-    if reqs:
-        out['reqs_ms'] = {}
-        for item in reqs.group(1).split(', '):
-            name, _, val = item.partition(': ')
-            try:
-                out['reqs_ms'][name.strip()] = go_duration(val.strip()) * 1000
-            except ParseError:
-                continue
+    require(seg, f'warp report {op}: no "Throughput, split into N x 1s:" section (cut-off report?)')
+    out['segments'] = int(seg.group(1))
+    found = {}
+    for m in _SEGMENT.finditer(body, seg.end()):
+        key = _WHICH[m['which']]
+        found[key] = True
+        out[f'{key}_mibs'] = float(m['rate']) * _UNITS[m['unit']]
+        out[f'{key}_obj_s'] = float(m['objs'])
+    missing = [w for w in _WHICH.values() if w not in found]
+    require(not missing, f'warp report {op}: no {", ".join(missing)} second in its throughput '
+                         'split (cut-off report?)')
     return out
 
 
-def parse(text):
-    '''``{'version', 'reports': {OP: {...}}}`` with, per operation: ``concurrency``,
-    ``ran_s``, ``mibs`` (average MiB/s; None for operations without payload), ``obj_s``,
-    ``errors``, and when printed ``median_mibs``/``fastest_mibs``/``slowest_mibs`` (of the
-    one-second segments), their ``*_obj_s``, and ``reqs_ms`` (request duration statistics).'''
-    require(text and text.strip(), 'warp output is empty')
-    text = _ANSI.sub('', text)
-    heads = list(_REPORT.finditer(text))
-    if not heads:
-        if re.search(r'^Operation: [A-Z]+', text, re.M):
-            raise ParseError('this is warp 0.x output ("Operation: ..." blocks); expected the '
-                             'warp 1.x "Report: OP. Concurrency: N. Ran: T" blocks')
-        err = re.search(r'^.*(?:<ERROR>|<FATAL>|FATAL|Error).*$', text, re.M)
-        raise ParseError('no "Report: OP. Concurrency: N. Ran: T" block: warp did not finish'
-                         + (f' (it said: {err.group(0).strip()[:200]})' if err else ''))
-
+def _parse_text(text, heads):
     reports = {}
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
         op = head['op'].upper()
-        require(op not in reports, f'warp output has two "Report: {op}" blocks')
-        reports[op] = _block(op, head['conc'], head['ran'], text[head.end():end])
+        require(op not in reports, f'warp output has two "Operation: {op}" blocks')
+        reports[op] = _text_block(op, head['conc'], text[head.end():end])
+    return reports
 
+
+# --- JSON report (--json) -----------------------------------------------------------------
+def _json_op(i, op):
+    where = f'warp JSON report, operations[{i}]'
+    try:
+        name = str(op['type']).upper()
+        if op.get('skipped'):
+            return name, {'op': name, 'skipped': True}
+
+        thr = op['throughput']
+        seg = thr['segmented']
+        out = {
+            'op': name, 'skipped': False, 'concurrency': int(op['concurrency']),
+            'mibs': thr['average_bps'] / _MIB, 'obj_s': float(thr['average_ops']),
+            'errors': int(op['errors']) + int(thr.get('errors') or 0),
+            'ran_s': thr['measure_duration_millis'] / 1000, 'requests': int(thr['operations']),
+            'hosts': int(op['hosts']), 'clients': int(op['clients']),
+            'segments': len(seg['segments']),
+        }
+        for w in _WHICH.values():
+            out[f'{w}_mibs'] = seg[f'{w}_bps'] / _MIB
+            out[f'{w}_obj_s'] = float(seg[f'{w}_ops'])
+        req = op.get('single_sized_requests')
+        if req and not req.get('skipped'):
+            out['reqs_ms'] = {k: req[f'{k}_millis'] for k in
+                              ('dur_avg', 'dur_median', 'dur_90', 'dur_99', 'fastest', 'slowest')}
+            if req.get('first_byte'):
+                out['ttfb_ms'] = {k: req['first_byte'][f'{k}_millis']
+                                  for k in ('average', 'median', 'p90', 'p99')}
+        if op.get('first_errors'):
+            out['first_errors'] = [str(e)[:200] for e in op['first_errors'][:3]]
+    except (KeyError, TypeError, ValueError) as err:
+        raise ParseError(f'{where}: missing or malformed field {err} (not a warp 1.0.x '
+                         'report?)') from None
+    return name, out
+
+
+def _parse_json(text, start):
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError as err:
+        raise ParseError(f'warp JSON report is incomplete or malformed ({err.msg} at '
+                         f'line {err.lineno}): the run was cut off?') from None
+    require(isinstance(doc, dict) and isinstance(doc.get('operations'), list),
+            'warp JSON report has no "operations" list')
+    require(not doc.get('mixed'), 'warp JSON report of a mixed benchmark: only get/put '
+                                  'reports are read')
+    reports = {}
+    for i, op in enumerate(doc['operations']):
+        name, rep = _json_op(i, op)
+        require(name not in reports, f'warp JSON report has two {name} operations')
+        reports[name] = rep
+    return reports
+
+
+def parse(text):
+    '''``{'version', 'format': 'json'|'text', 'reports': {OP: {...}}}``. Per operation:
+    ``skipped`` (too few samples: no other key) or ``concurrency``, ``mibs`` (average
+    MiB/s), ``obj_s``, ``errors`` (failed requests; None in the text report, which does not
+    say), ``segments`` and the ``fastest``/``median``/``slowest`` second's ``*_mibs`` and
+    ``*_obj_s``; the JSON report adds ``ran_s``, ``requests``, ``hosts``, ``clients``,
+    ``reqs_ms`` and ``ttfb_ms`` (request duration and time-to-first-byte percentiles).'''
+    require(text and text.strip(), 'warp output is empty')
+    text = _ANSI.sub('', text)
     ver = _VERSION.search(text)
-    return {'version': ver.group(1) if ver else 'unknown', 'reports': reports}
+    version = ver.group(1) if ver else 'unknown'
+    js = re.search(r'^\{\s*$', text, re.M)
+    if js:
+        return {'version': version, 'format': 'json', 'reports': _parse_json(text, js.start())}
+
+    heads = list(_OPERATION.finditer(text))
+    if not heads:
+        err = re.search(r'^.*(?:<ERROR>|FATAL|[Ee]rror).*$', text, re.M)
+        raise ParseError('no warp 1.0.x report (neither the --json report nor "Operation: OP. '
+                         'Concurrency: N" blocks): warp did not finish'
+                         + (f' (it said: {err.group(0).strip()[:200]})' if err else ''))
+    return {'version': version, 'format': 'text', 'reports': _parse_text(text, heads)}
 
 
 def select(parsed, op):
-    '''The figures of operation ``op`` as flat results; a missing report or a run with
-    failed requests is an error naming what warp did report.'''
+    '''The figures of operation ``op`` as flat results. An operation warp did not report,
+    one it skipped for too few samples, and one with failed requests are errors.'''
     op = op.upper()
     reports = parsed['reports']
-    require(op in reports, f'warp printed no "Report: {op}" block (it reported: '
+    require(op in reports, f'warp reported no {op} operation (it reported: '
                            f'{", ".join(sorted(reports)) or "nothing"})')
     rep = reports[op]
-    require(rep['errors'] == 0, f'warp {op}: {rep["errors"]} requests failed')
-    require(rep['mibs'] is not None, f'warp {op}: the report has no MiB/s figure')
+    require(not rep['skipped'], f'warp {op}: too few samples, warp skipped it (run longer: '
+                                'raise duration, or lower concurrency)')
+    require(not rep['errors'], f'warp {op}: {rep["errors"]} requests failed'
+                               + (f' (first: {rep["first_errors"][0]})' if rep.get('first_errors') else ''))
     return dict(rep, version=parsed['version'])
