@@ -26,9 +26,11 @@ class FftwMpi2d(MdxBenchTest):
     repeats = variable(int, value=10)
     #: ranks per node (0: the partition's cores)
     tasks_per_node = variable(int, value=0)
-    perf_table = {'total_time': ('median_total_s', 's'), 'compute_time': ('median_compute_s', 's'),
-                  'comm_time': ('median_comm_s', 's'), 'gflops': ('gflops', 'GFLOPS'),
-                  'comm_share': ('comm_percent', '%')}
+    perf_table = {'total_time': ('median_total_s', 's', 'lower'),
+                  'compute_time': ('median_compute_s', 's', 'lower'),
+                  'comm_time': ('median_comm_s', 's', 'lower'),
+                  'gflops': ('gflops', 'GFLOPS', 'higher'),
+                  'comm_share': ('comm_percent', '%', 'lower')}
 
     @run_after('setup')
     def require_nodes_and_fftw(self):

@@ -24,7 +24,7 @@ class PdsTpch(MdxBenchTest):
     scale_factor = variable(float, value=1.0)
     #: where the Parquet data goes; empty: the stage directory (removed after a pass)
     data_dir = variable(str, value='')
-    perf_table = {f'{lib}_{q}': (f'{lib}_{q}', 's') for lib in workload.LIBRARIES
+    perf_table = {f'{lib}_{q}': (f'{lib}_{q}', 's', 'lower') for lib in workload.LIBRARIES
                   for q in [f'q{n}' for n in workload.QUERIES] + ['total']}
 
     @run_before('run')

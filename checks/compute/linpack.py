@@ -18,7 +18,8 @@ MKL_DIRS = ['$MKLROOT/share/mkl/benchmarks/linpack', '$MKLROOT/benchmarks/linpac
 
 class _Linpack(MdxBenchTest):
     tags = {'compute', 'acceptance'}
-    perf_table = {'gflops': ('gflops', 'GFLOPS'), 'percent_peak': ('percent_peak', '%')}
+    perf_table = {'gflops': ('gflops', 'GFLOPS', 'higher'),
+                  'percent_peak': ('percent_peak', '%', 'higher')}
 
     def derive(self, results):
         peak = peak_gflops(partition_facts(self.current_partition))
@@ -29,8 +30,9 @@ class _Linpack(MdxBenchTest):
 
 @rfm.simple_test
 class HpccHpl(_Linpack):
-    descr = 'HPL from HPC Challenge 1.5 (open BLAS), all cores, one rank per core'
+    descr = 'HPL from HPC Challenge 1.5, all cores, one rank per core, on the environment\'s BLAS'
     bench_name = 'hpcc'
+    uses_blas = True
     bench_binary = 'hpcc'
     executable = 'hpcc'
     output_file = 'hpccoutf.txt'

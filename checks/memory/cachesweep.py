@@ -44,7 +44,7 @@ class LikwidCacheSweep(MdxBenchTest):
     #: repetitions per size (the paper: median of 10) and seconds per run (integer)
     repeats = variable(int, value=10)
     run_seconds = variable(int, value=1)
-    perf_table = {f'{lv}_bw': (f'{lv}_gbs', 'GB/s') for lv in LEVELS}
+    perf_table = {f'{lv}_bw': (f'{lv}_gbs', 'GB/s', 'higher') for lv in LEVELS}
     #: {level: likwid kB} of the points behind the perf variables (set before the run)
     levels_kb = variable(dict, value={})
 

@@ -39,7 +39,7 @@ class OsuLatency(_OsuPt2Pt):
     descr = 'osu_latency: point-to-point latency, 2 ranks on 2 nodes (1 node if alone)'
     bench_binary = 'osu_latency'
     parser = staticmethod(osu.latency)
-    perf_table = {'latency_8B': ('latency', 'us')}
+    perf_table = {'latency_8B': ('latency', 'us', 'lower')}
 
 
 @rfm.simple_test
@@ -47,7 +47,8 @@ class OsuBandwidth(_OsuPt2Pt):
     descr = 'osu_bw: point-to-point bandwidth at the largest message size'
     bench_binary = 'osu_bw'
     parser = staticmethod(osu.bandwidth)
-    perf_table = {'bandwidth': ('bandwidth', 'MB/s'), 'bandwidth_gbps': ('bandwidth_gbps', 'Gbit/s')}
+    perf_table = {'bandwidth': ('bandwidth', 'MB/s', 'higher'),
+                  'bandwidth_gbps': ('bandwidth_gbps', 'Gbit/s', 'higher')}
 
 
 @rfm.simple_test
@@ -58,7 +59,7 @@ class OsuAlltoall(_Osu):
     num_nodes = parameter([1, 2, 8])
     #: ranks per node (0: the partition's cores, as Guidi et al.'s 32 per node)
     ranks_per_node = variable(int, value=0)
-    perf_table = {'latency_8B': ('latency', 'us')}
+    perf_table = {'latency_8B': ('latency', 'us', 'lower')}
 
     @run_after('setup')
     def require_nodes(self):

@@ -26,7 +26,7 @@ class Iperf3Throughput(ClientServerTest):
     parser = staticmethod(iperf3.parse)
     streams = parameter([1, 2, 4, 8, 16])
     duration = variable(int, value=10)
-    perf_table = {'throughput': ('received_gbps', 'Gbit/s')}
+    perf_table = {'throughput': ('received_gbps', 'Gbit/s', 'higher')}
 
     def server_command(self):
         return f'{self.bench_path} -s -1 -p $port'
@@ -44,8 +44,8 @@ class NetperfTcpRR(ClientServerTest):
     bench_binary = 'netperf'
     parser = staticmethod(netperf.parse_rr)
     duration = variable(int, value=10)
-    perf_table = {'mean_rtt': ('mean_us', 'us'), 'p50_rtt': ('p50_us', 'us'),
-                  'p90_rtt': ('p90_us', 'us'), 'p99_rtt': ('p99_us', 'us')}
+    perf_table = {'mean_rtt': ('mean_us', 'us', 'lower'), 'p50_rtt': ('p50_us', 'us', 'lower'),
+                  'p90_rtt': ('p90_us', 'us', 'lower'), 'p99_rtt': ('p99_us', 'us', 'lower')}
 
     def server_command(self):
         return 'netserver -D -p $port'
@@ -64,8 +64,8 @@ class SockperfPingPong(ClientServerTest):
     bench_binary = 'sockperf'
     parser = staticmethod(sockperf.parse)
     duration = variable(int, value=10)
-    perf_table = {'mean_rtt': ('rtt_avg_us', 'us'), 'p50_rtt': ('rtt_p50_us', 'us'),
-                  'p99_rtt': ('rtt_p99_us', 'us')}
+    perf_table = {'mean_rtt': ('rtt_avg_us', 'us', 'lower'), 'p50_rtt': ('rtt_p50_us', 'us', 'lower'),
+                  'p99_rtt': ('rtt_p99_us', 'us', 'lower')}
 
     def server_command(self):
         return f'{self.bench_path} server --tcp -i 0.0.0.0 -p $port'
@@ -84,8 +84,8 @@ class Iperf3Aggregate(MdxBenchTest):
     pairs = parameter([1, 2, 4])
     streams = variable(int, value=16)
     duration = variable(int, value=10)
-    perf_table = {'aggregate': ('aggregate_gbps', 'Gbit/s'),
-                  'min_pair': ('min_pair_gbps', 'Gbit/s')}
+    perf_table = {'aggregate': ('aggregate_gbps', 'Gbit/s', 'higher'),
+                  'min_pair': ('min_pair_gbps', 'Gbit/s', 'higher')}
 
     @run_after('setup')
     def require_nodes(self):

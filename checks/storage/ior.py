@@ -30,7 +30,7 @@ class Ior(StorageTargetTest):
     #: O_DIRECT (--posix.odirect); None: on one node only, where nothing else keeps the
     #: read from being served by the page cache of the node that wrote (-C needs 2 nodes)
     odirect = variable(typ.Bool, type(None), value=None)
-    perf_table = {'write_bw': ('write_gbs', 'GB/s'), 'read_bw': ('read_gbs', 'GB/s')}
+    perf_table = {'write_bw': ('write_gbs', 'GB/s', 'higher'), 'read_bw': ('read_gbs', 'GB/s', 'higher')}
 
     @run_after('setup')
     def require_nodes(self):

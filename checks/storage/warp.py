@@ -27,7 +27,8 @@ class _Warp(ObjectTargetTest):
     objects = variable(int, value=2500)
     duration = variable(str, value='1m')
     autoterm = variable(typ.Bool, value=False)
-    perf_table = {'throughput': ('mibs', 'MiB/s'), 'objects_rate': ('obj_s', 'obj/s')}
+    perf_table = {'throughput': ('mibs', 'MiB/s', 'higher'),
+                  'objects_rate': ('obj_s', 'obj/s', 'higher')}
 
     def warp_options(self, concurrency):
         t = self.object_target

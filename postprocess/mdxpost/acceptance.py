@@ -11,7 +11,7 @@ import subprocess
 
 import polars as pl
 
-from mdxpost.records import LOWER_IS_BETTER
+from mdxpost.records import has_tag, worse_sign
 
 BAD_STATES = ('drain', 'drained', 'draining', 'down', 'fail', 'failing', 'maint', 'reserved',
               'not_responding', 'future')
@@ -31,10 +31,10 @@ def slurm_nodes(partition=None):
 def judge(df, node_states=None, z=3.0, min_nodes=3):
     '''Per-node verdicts from acceptance records (one node per record's nodelist).'''
     node_states = node_states or {}
-    acc = df.filter(pl.col('meta').str.contains('"acceptance"') & pl.col('value').is_not_null()) \
+    acc = df.filter(has_tag('acceptance') & pl.col('value').is_not_null()) \
             .filter(~pl.col('nodes').str.contains(','))
     # the latest measurement of each (node, check, perf var)
-    acc = acc.sort('time').group_by(['nodes', 'check', 'perf_var', 'unit']).agg(
+    acc = acc.sort('time').group_by(['nodes', 'check', 'perf_var', 'unit', 'better']).agg(
         pl.col('value').last(), pl.col('result').last(), pl.col('time').last())
     # outlier test against the other nodes' values of the same measurement
     check_name = pl.col('check').str.split(' ').list.first()
@@ -46,11 +46,11 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
     acc = acc.with_columns(check_name.alias('base_check')).join(
         stats, on=['base_check', 'perf_var'])
     sigma = 1.4826 * pl.col('mad')
-    lower_better = pl.col('unit').is_in(list(LOWER_IS_BETTER))
-    worse = pl.when(lower_better).then(pl.col('value') - pl.col('median')) \
-              .otherwise(pl.col('median') - pl.col('value'))
+    # worse side as the check declared it; no declared direction: never an outlier
+    worse = worse_sign() * (pl.col('value') - pl.col('median'))
     acc = acc.with_columns(
-        ((pl.col('n') >= min_nodes) & (sigma > 0) & (worse / sigma > z)).alias('outlier'))
+        ((pl.col('n') >= min_nodes) & (sigma > 0) & (worse / sigma > z)).fill_null(False)
+        .alias('outlier'))
 
     verdicts = {}
     for r in acc.iter_rows(named=True):

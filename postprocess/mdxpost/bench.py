@@ -100,7 +100,8 @@ def make_store(path, nrecords, seed=7):
     systems = ['mdx2', 'laurel', 'aws-pcluster', 'local']
     t0 = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     cols = {k: [] for k in ('time', 'system', 'partition', 'environ', 'check', 'perf_var',
-                            'value', 'unit', 'ref', 'result', 'jobid', 'nodes', 'meta')}
+                            'value', 'unit', 'better', 'ref', 'result', 'jobid', 'nodes',
+                            'tags', 'meta')}
     for s in range(nseries):
         center = rnd.uniform(10, 1000)
         drop = 0.8 if s % 50 == 0 else 1.0     # 2% of the series regress at the end
@@ -114,6 +115,8 @@ def make_store(path, nrecords, seed=7):
             cols['perf_var'].append('value')
             cols['value'].append(v)
             cols['unit'].append('GB/s')
+            cols['better'].append('higher')
+            cols['tags'].append('memory')
             cols['ref'].append(None)
             cols['result'].append('pass')
             cols['jobid'].append(str(s * runs + i))

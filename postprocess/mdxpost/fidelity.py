@@ -1,7 +1,9 @@
 '''Fidelity of the checks: each memory and compute check of `local`, run through ReFrame
 and Slurm, beside a hand-tuned direct run of the same binary (mpirun, ranks bound to cores,
 no Slurm), with the same problem. Prints both figures and their ratio; the target is the
-check within 5% of the direct run. A benchmark script, not a test.
+check within 5% of the direct run. Then HPL on the two BLAS libraries of `local`, side by
+side: OpenBLAS (environment `native`, the machine's libblas.so.3) and Intel MKL (environment
+`mkl`), both measured in this run. A benchmark script, not a test.
 
     mdxbench fidelity [--repeats N]
 '''
@@ -40,7 +42,8 @@ def run_checks(workdir):
     for f in (workdir / 'perflogs').rglob('*.log'):
         for line in f.read_text().splitlines()[1:]:
             for r in perflog.parse_line(line):
-                out.setdefault(r['check'], {'meta': r['meta']})[r['perf_var']] = r['perf_value']
+                key = r['check'] if r['environ'] == 'native' else f"{r['check']}+{r['environ']}"
+                out.setdefault(key, {'meta': r['meta']})[r['perf_var']] = r['perf_value']
 
     return out
 
@@ -92,4 +95,20 @@ def main(repeats=1):
 
     print(f'baseline: the direct mpirun runs of the same binary and input in this run; '
           f'best of {repeats} interleaved repeat(s) each')
+    print_blas(checks)
     return 0 if ok else 1
+
+
+def print_blas(checks):
+    '''HPL of hpcc on OpenBLAS (native) and on MKL (mkl), measured in this run.'''
+    native, mkl = checks.get('HpccHpl'), checks.get('HpccHpl+mkl')
+    print()
+    if not native or not mkl:
+        print('HPL by BLAS: no run in environment mkl (libmkl-rt not installed?)')
+        return
+    libs = [c['meta'][-1].get('blas', {}) for c in (native, mkl)]
+    o, m = max(native['gflops']), max(mkl['gflops'])
+    print(f'{"HPL (hpcc, N=" + str(native["meta"][-1]["hpl_n"]) + ")":<22} {"GFLOPS":>8}  BLAS')
+    print(f'{"native (OpenBLAS)":<22} {o:>8.2f}  {libs[0].get("debian_package", libs[0].get("library"))}')
+    print(f'{"mkl (Intel MKL)":<22} {m:>8.2f}  {libs[1].get("debian_package", libs[1].get("library"))}')
+    print(f'ratio MKL / OpenBLAS: {m / o:.3f} (baseline: OpenBLAS, the same run)')

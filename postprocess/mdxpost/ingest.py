@@ -49,8 +49,8 @@ EXIT_LOCKED = 73    # another ingest held the state file's lock for longer than 
 EXIT_PENDING = 75   # EX_TEMPFAIL: Elasticsearch did not take everything; run again
 
 _KEYWORDS = ('system', 'partition', 'environ', 'check', 'display_name', 'hashcode', 'jobid',
-             'nodelist', 'result', 'perf_var', 'perf_unit', 'perf_result', 'record_id',
-             'source_file')
+             'nodelist', 'result', 'perf_var', 'perf_unit', 'perf_better', 'perf_result',
+             'record_id', 'source_file')
 _DOUBLES = ('perf_value', 'perf_ref', 'perf_lower_thres', 'perf_upper_thres')
 
 
@@ -260,8 +260,14 @@ class Ingestor:
 
     # --- Elasticsearch --------------------------------------------------------------
     def ensure_template(self):
-        self._call(lambda: self.client.indices.put_index_template(
-            name=self.prefix, **template_body(self.prefix)))
+        body = template_body(self.prefix)
+        self._call(lambda: self.client.indices.put_index_template(name=self.prefix, **body))
+        # indices made from an older template get the fields added since (a strict
+        # mapping refuses unknown fields, and adding one is allowed)
+        props = body['template']['mappings']['properties']
+        self._call(lambda: self.client.indices.put_mapping(
+            index=f'{self.prefix}-*', allow_no_indices=True,
+            properties={'perf_better': props['perf_better']}))
 
     def _call(self, fn):
         '''Call fn, retrying connection errors, 429 and 5xx with exponential backoff

@@ -7,28 +7,49 @@ from mdxbench import perflog
 from mdxpost.ingest import perflog_files
 
 COLUMNS = ('time', 'system', 'partition', 'environ', 'check', 'perf_var', 'value', 'unit',
-           'ref', 'result', 'jobid', 'nodes', 'meta')
+           'better', 'ref', 'result', 'jobid', 'nodes', 'tags', 'meta')
 
-# units where a smaller value is better; all others: larger is better
-LOWER_IS_BETTER = {'us', 'ms', 's', 'ns', 'seconds'}
+
+def worse_sign():
+    '''+1 where a larger value is worse (the check declared 'lower' better), -1 where a
+    smaller one is ('higher'), null where the record declares no direction: such a record
+    is never judged better or worse. No direction is ever inferred from a unit.'''
+    import polars as pl
+
+    return (pl.when(pl.col('better') == 'lower').then(pl.lit(1.0))
+              .when(pl.col('better') == 'higher').then(pl.lit(-1.0))
+              .otherwise(pl.lit(None, dtype=pl.Float64)))
+
+
+def has_tag(tag):
+    import polars as pl
+
+    return pl.col('tags').fill_null('').str.split(',').list.contains(tag)
 
 
 def _row(r):
     return {'time': r['completion_time'], 'system': r['system'], 'partition': r['partition'],
             'environ': r['environ'], 'check': r['display_name'], 'perf_var': r['perf_var'],
-            'value': r['perf_value'], 'unit': r['perf_unit'], 'ref': r['perf_ref'],
-            'result': r['perf_result'], 'jobid': r['jobid'], 'nodes': ','.join(r['nodelist']),
+            'value': r['perf_value'], 'unit': r['perf_unit'], 'better': r['perf_better'],
+            'ref': r['perf_ref'], 'result': r['perf_result'], 'jobid': r['jobid'],
+            'nodes': ','.join(r['nodelist']), 'tags': ','.join(r['meta'].get('tags') or []),
             'meta': json.dumps(r['meta'], sort_keys=True)}
+
+
+def schema():
+    import polars as pl
+
+    return {'time': pl.Utf8, 'system': pl.Utf8, 'partition': pl.Utf8, 'environ': pl.Utf8,
+            'check': pl.Utf8, 'perf_var': pl.Utf8, 'value': pl.Float64, 'unit': pl.Utf8,
+            'better': pl.Utf8, 'ref': pl.Float64, 'result': pl.Utf8, 'jobid': pl.Utf8,
+            'nodes': pl.Utf8, 'tags': pl.Utf8, 'meta': pl.Utf8}
 
 
 def frame(rows):
     import polars as pl
 
-    schema = {'time': pl.Utf8, 'system': pl.Utf8, 'partition': pl.Utf8, 'environ': pl.Utf8,
-              'check': pl.Utf8, 'perf_var': pl.Utf8, 'value': pl.Float64, 'unit': pl.Utf8,
-              'ref': pl.Float64, 'result': pl.Utf8, 'jobid': pl.Utf8, 'nodes': pl.Utf8,
-              'meta': pl.Utf8}
-    df = pl.DataFrame(rows, schema=schema, orient='row') if rows else pl.DataFrame(schema=schema)
+    sch = schema()
+    df = pl.DataFrame(rows, schema=sch, orient='row') if rows else pl.DataFrame(schema=sch)
     return df.with_columns(pl.col('time').str.to_datetime(time_zone='UTC', strict=False))
 
 
@@ -68,20 +89,30 @@ def from_elasticsearch(client, prefix, query=None):
     for hit in helpers.scan(client, index=f'{prefix}-*', query={'query': query or {'match_all': {}}},
                             size=5000, preserve_order=False):
         d = hit['_source']
+        meta = d.get('meta') or {}
+        tags = meta.get('tags') or '[]'         # the flattened field keeps values as text
         rows.append({'time': d['@timestamp'], 'system': d['system'], 'partition': d['partition'],
                      'environ': d['environ'], 'check': d['display_name'],
                      'perf_var': d['perf_var'], 'value': d['perf_value'], 'unit': d['perf_unit'],
+                     'better': d.get('perf_better'),
                      'ref': d.get('perf_ref'), 'result': d.get('perf_result'),
                      'jobid': d['jobid'], 'nodes': ','.join(d.get('nodelist') or []),
-                     'meta': json.dumps(d.get('meta') or {}, sort_keys=True)})
+                     'tags': ','.join(json.loads(tags) if isinstance(tags, str) else tags),
+                     'meta': json.dumps(meta, sort_keys=True)})
 
     return frame(rows)
 
 
 def from_parquet(path):
+    '''A Parquet export; columns added since it was written are null (a record without
+    ``better`` is never judged better or worse).'''
     import polars as pl
 
-    return pl.read_parquet(path)
+    df = pl.read_parquet(path)
+    missing = {c: t for c, t in schema().items() if c not in df.columns}
+    if missing:
+        df = df.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in missing.items())
+    return df
 
 
 def load(source, client=None, prefix=None, errors=None):

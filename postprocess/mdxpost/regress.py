@@ -4,15 +4,15 @@ For each (system, partition, check with its parameters, perf variable), the late
 are compared with a baseline: the runs before a cut (a date, or a system event recorded
 with ``mdxbench event add``), at most ``baseline_runs`` of them. The rule is noise-aware:
 the change of the median must be at least ``min_effect`` (relative) *and* at least
-``z`` robust standard deviations of the baseline (1.4826 x its MAD); the direction that
-counts as worse follows the unit (time and latency: higher is worse; everything else:
-lower is worse).
+``z`` robust standard deviations of the baseline (1.4826 x its MAD); which direction is
+worse is what the check declared for the perf variable (``better``, carried by every
+record); a series without a declared direction is reported as ``no-direction``.
 '''
 import polars as pl
 
-from mdxpost.records import LOWER_IS_BETTER
+from mdxpost.records import worse_sign
 
-KEYS = ['system', 'partition', 'check', 'perf_var', 'unit']
+KEYS = ['system', 'partition', 'check', 'perf_var', 'unit', 'better']
 
 
 def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.0,
@@ -62,16 +62,17 @@ def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.
         pl.when(sigma > 0).then(delta / sigma)
           .otherwise(pl.when(delta == 0).then(0.0).otherwise(float('inf') * delta.sign()))
           .alias('z'),
-        pl.col('unit').is_in(list(LOWER_IS_BETTER)).alias('lower_is_better'))
-    worse = pl.when(pl.col('lower_is_better')).then(pl.col('effect')).otherwise(-pl.col('effect'))
-    worse_z = pl.when(pl.col('lower_is_better')).then(pl.col('z')).otherwise(-pl.col('z'))
+        worse_sign().alias('_sign'))
+    worse = pl.col('_sign') * pl.col('effect')
+    worse_z = pl.col('_sign') * pl.col('z')
     out = out.with_columns(
-        pl.when(pl.col('base_n').is_null() | (pl.col('base_n') < min_baseline)).then(pl.lit('no-baseline'))
+        pl.when(pl.col('_sign').is_null()).then(pl.lit('no-direction'))
+          .when(pl.col('base_n').is_null() | (pl.col('base_n') < min_baseline)).then(pl.lit('no-baseline'))
           .when(pl.col('latest_n').is_null()).then(pl.lit('no-latest'))
           .when((worse >= min_effect) & (worse_z >= z)).then(pl.lit('regression'))
           .when((worse <= -min_effect) & (worse_z <= -z)).then(pl.lit('improvement'))
           .otherwise(pl.lit('unchanged')).alias('verdict'))
-    return out.drop('lower_is_better').sort(KEYS).collect()
+    return out.drop('_sign').sort(KEYS, nulls_last=True).collect()
 
 
 def render(table, only_changes=True):

@@ -5,7 +5,10 @@ A check derives from :class:`MdxBenchTest` and declares:
 * ``bench_name`` and ``bench_binary`` -- what it runs; the check is skipped, with the
   reason, where the binary is not on the PATH of the selected environment;
 * ``parser`` -- a pure function (``mdxbench.parsers``) from the output text to a dict;
-* ``perf_table`` -- ``{perf variable: (key of the parser's dict, unit)}``.
+* ``perf_table`` -- ``{perf variable: (key of the parser's dict, unit, better)}``, where
+  ``better`` is ``'higher'`` or ``'lower'``: which way is better for that variable. It is
+  declared here and nowhere else; the perflog (``meta.better``), Elasticsearch
+  (``perf_better``), regression tracking, acceptance and the reports read it from there.
 
 The base class reads the output, turns a parser error into a sanity failure with the
 parser's message, builds the performance variables, and records the provenance that the
@@ -27,7 +30,10 @@ from reframe.core.exceptions import SanityError
 
 from mdxbench import REPO_ROOT, perflog, references
 from mdxbench.provenance import binary_provenance
-from mdxbench.parsers import ParseError, PartialResult
+from mdxbench.parsers import ParseError, PartialResult, libinfo
+
+SCRIPTS = os.path.join(os.path.dirname(__file__), 'scripts')
+BETTER = perflog.BETTER
 
 
 @functools.lru_cache(maxsize=None)
@@ -81,8 +87,14 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
     '''A run-only benchmark whose output a pure parser turns into performance values.'''
 
     valid_systems = ['*']
-    valid_prog_environs = ['*']
+    #: environments that swap the BLAS (extras ``blas``, e.g. ``mkl``) only serve the
+    #: checks whose benchmark uses one (they set ``uses_blas``)
+    valid_prog_environs = ['-blas']
     maintainers = ['mdxbench']
+
+    #: the benchmark calls BLAS: it runs in every environment, and the BLAS it resolved in
+    #: the job (libblas.so.3 -> file, and the package of that file) goes to meta.blas
+    uses_blas = variable(bool, value=False)
 
     #: Name of the benchmark as recorded in the perflog (e.g. ``hpcc``)
     bench_name = variable(str)
@@ -93,7 +105,7 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
     #: File to parse, relative to the stage directory; empty: the job's stdout
     output_file = variable(str, value='')
 
-    #: ``{perf variable: (key in the parser's result, unit)}``
+    #: ``{perf variable: (key in the parser's result, unit, 'higher' | 'lower')}``
     perf_table = variable(dict, value={})
 
     #: Extra provenance for the perflog meta column (curves, NIC queues, ...)
@@ -138,10 +150,58 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
         )
         self.bench_path = found
 
+    @run_after('init')
+    def blas_environments(self):
+        if self.uses_blas:
+            self.valid_prog_environs = ['*']
+
+    @run_after('setup')
+    def require_environ_blas(self):
+        lib = self.current_environ.extras.get('blas_library')
+        self.skip_if(
+            lib and not os.path.exists(lib),
+            f'environment {self.current_environ.name} uses the BLAS {lib}, which is not '
+            f'installed on {self.current_system.name}:{self.current_partition.name}'
+        )
+
+    @run_before('run')
+    def apply_environ_blas(self):
+        lib = self.current_environ.extras.get('blas_library')
+        if lib:
+            self.prerun_cmds = [f'. {SCRIPTS}/use-blas.sh {lib}'] + self.prerun_cmds
+        if self.uses_blas:
+            self.prerun_cmds += [f'sh {SCRIPTS}/libinfo.sh {self.bench_path} > libinfo.txt']
+
+    def check_blas(self):
+        '''meta.blas: the BLAS the job resolved; it must be the environment's, if declared.'''
+        path = os.path.join(self.stagedir, 'libinfo.txt')
+        try:
+            with open(path) as fp:
+                found = libinfo.blas(libinfo.parse(fp.read()))
+        except (OSError, ParseError) as err:
+            raise SanityError(f'{self.bench_name}: no record of its BLAS: {err}') from None
+
+        want = self.current_environ.extras.get('blas_library')
+        if want and (found is None or not libinfo.same_file(want, found)):
+            raise SanityError(
+                f'{self.bench_name}: environment {self.current_environ.name} declares the '
+                f'BLAS {want}, but {self.bench_path} resolved {found or "no BLAS"} in the job')
+        if found:
+            self.mdx_extra = dict(self.mdx_extra, blas={
+                'library': found, **binary_provenance(found)})
+
+    @run_after('init')
+    def check_perf_table(self):
+        for name, entry in self.perf_table.items():
+            if len(entry) != 3 or entry[2] not in BETTER:
+                raise ValueError(
+                    f'{type(self).__name__}.perf_table[{name!r}] = {entry!r}: expected '
+                    f'(key, unit, better) with better one of {", ".join(BETTER)}')
+
     @run_after('setup')
     def build_perf_variables(self):
         self.perf_variables = {
-            name: self._make_perf(key, unit) for name, (key, unit) in self.perf_table.items()
+            name: self._make_perf(key, unit) for name, (key, unit, _) in self.perf_table.items()
         }
 
     def _make_perf(self, key, unit):
@@ -193,7 +253,10 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
         except (ValueError, KeyError) as err:
             raise SanityError(f'{self.bench_name}: {err}') from None
 
-        missing = [k for k, _ in self.perf_table.values() if k not in self.results]
+        if self.uses_blas:
+            self.check_blas()
+
+        missing = [k for k, _, _ in self.perf_table.values() if k not in self.results]
         if missing:
             raise SanityError(f'{self.bench_name}: parser gave no {", ".join(missing)}')
 
@@ -225,6 +288,7 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
             'num_tasks': self.num_tasks,
             'tags': sorted(self.tags),
             'num_cpus_per_task': self.num_cpus_per_task,
+            'better': {name: better for name, (_, _, better) in self.perf_table.items()},
         }
         if self.current_partition:
             target = f'{self.current_system.name}:{self.current_partition.name}'

@@ -43,6 +43,10 @@ PERFVAR_FIELDS = (
 
 DELIM = '|'
 
+#: Which way is better for a performance variable, as each check declares it in its
+#: ``perf_table`` and the ``meta.better`` object of every line carries it
+BETTER = ('higher', 'lower')
+
 #: What ReFrame writes in the perf_result column ('None': the test failed before its
 #: performance was evaluated; its value is then None too)
 PERF_RESULTS = ('pass', 'fail', 'xfail', 'xpass', 'None')
@@ -156,6 +160,13 @@ def parse_line(line):
 
         if rec['perf_result'] == 'None':
             rec['perf_result'] = None
+
+        # which way is better, as the check declared it (None: a line written before
+        # checks declared it; such records are never judged better or worse)
+        rec['perf_better'] = (base['meta'].get('better') or {}).get(rec['perf_var'])
+        if rec['perf_better'] not in BETTER + (None,):
+            raise PerflogError(f"meta.better of {rec['perf_var']!r}: expected one of "
+                               f"{', '.join(BETTER)}, got {rec['perf_better']!r}")
 
         if rec['perf_value'] is None and base['result'] != 'fail':
             raise PerflogError(f"performance variable {rec['perf_var']!r} has no value "

@@ -95,6 +95,7 @@ def test_inter_node_checks_produce_values(cluster, work):
                   '-c', 'checks/apps/fft.py',
                   '-n', r'Iperf3Throughput%placement=two-nodes%streams=(1|4)$',
                   '-n', 'SockperfPingPong%placement=two-nodes',
+                  '-n', 'NetperfTcpRR%placement=two-nodes',
                   '-n', 'Iperf3Aggregate%pairs=1$', '-n', 'Osu', '-n', 'Ior.*scratch',
                   '-n', r'FftwMpi2d%num_nodes=(1|2)$',
                   '-S', 'duration=3', '-S', 'FftwMpi2d.points=1024')
@@ -102,7 +103,7 @@ def test_inter_node_checks_produce_values(cluster, work):
     recs = records(work)
     two = [r for r in recs if 'two-nodes' in r['check'] or 'Aggregate' in r['check']]
     assert {r['check'].split()[0] for r in two} == {'Iperf3Throughput', 'SockperfPingPong',
-                                                   'Iperf3Aggregate'}
+                                                   'NetperfTcpRR', 'Iperf3Aggregate'}
     for r in two:
         assert r['perf_value'] > 0, r
         assert len(set(r['nodelist'])) == 2 and set(r['nodelist']) <= set(NODES), r

@@ -14,6 +14,7 @@ EXPECTED_PASS = {
     'HpccHpl': {'gflops', 'percent_peak'},
     'Iperf3Throughput': {'throughput'},
     'SockperfPingPong': {'mean_rtt', 'p50_rtt', 'p99_rtt'},
+    'NetperfTcpRR': {'mean_rtt', 'p50_rtt', 'p90_rtt', 'p99_rtt'},
     'FioTarget': {'bandwidth', 'iops'},
     'LikwidCacheSweep': {'l1_bw', 'l2_bw', 'l3_bw', 'memory_bw'},
     'FftwMpi2d': {'total_time', 'compute_time', 'comm_time', 'gflops', 'comm_share'},
@@ -63,6 +64,10 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
     assert len(passed['Iperf3Throughput']) == 5      # streams 1, 2, 4, 8, 16 on one node
     assert len(passed['FioTarget']) == 4             # four workloads on local scratch
     assert [tc['name'] for tc in passed['FftwMpi2d']] == ['FftwMpi2d %num_nodes=1']
+    # HPL on both BLAS libraries of local: OpenBLAS (native) and Intel MKL (mkl)
+    assert sorted(tc['environ'] for tc in passed['HpccHpl']) == ['mkl', 'native']
+    # only BLAS users run in the mkl environment
+    assert {n for n, tcs in passed.items() if any(tc['environ'] == 'mkl' for tc in tcs)} == {'HpccHpl'}
 
 
 def test_perflogs_hold_every_perf_value_with_provenance(suite_run):
@@ -80,6 +85,10 @@ def test_perflogs_hold_every_perf_value_with_provenance(suite_run):
         assert len(r['meta']['suite_commit']) >= 40
 
     assert by_check == EXPECTED_PASS
+    blas = {r['environ']: r['meta']['blas'] for r in records if r['check'] == 'HpccHpl'}
+    assert blas['mkl']['library'].endswith('libmkl_rt.so')
+    assert blas['mkl']['debian_package'].startswith('libmkl-rt ')
+    assert 'openblas' in blas['native']['library']
     iperf = [r for r in records if r['perf_var'] == 'throughput']
     assert {r['meta']['streams'] for r in iperf} == {1, 2, 4, 8, 16}
     assert all('multiqueue' in r['meta'] and r['meta']['nic_dev'] for r in iperf)

@@ -7,16 +7,18 @@ from mdxpost import acceptance, records
 
 T = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 META = json.dumps({'tags': ['acceptance', 'memory']})
+BETTER = {'GB/s': 'higher', 'us': 'lower'}
 
 
-def rows(values, check='BabelStreamOmp', var='triad', unit='GB/s', results=None):
+def rows(values, check='BabelStreamOmp', var='triad', unit='GB/s', results=None,
+         tags='acceptance,memory', meta=META):
     out = []
     for i, (node, v) in enumerate(values.items()):
         out.append({'time': (T + dt.timedelta(minutes=i)).isoformat(), 'system': 'mdx2',
                     'partition': 'vc16m32g', 'environ': 'spack', 'check': check,
-                    'perf_var': var, 'value': v, 'unit': unit, 'ref': 164.0,
-                    'result': (results or {}).get(node, 'pass'), 'jobid': str(i),
-                    'nodes': node, 'meta': META})
+                    'perf_var': var, 'value': v, 'unit': unit, 'better': BETTER[unit],
+                    'ref': 164.0, 'result': (results or {}).get(node, 'pass'), 'jobid': str(i),
+                    'nodes': node, 'tags': tags, 'meta': meta})
     return out
 
 
@@ -52,3 +54,23 @@ def test_slower_latency_is_the_worse_side():
     df = records.frame(rows(lat, check='NetperfTcpRR', var='mean_rtt', unit='us'))
     v = {x['node']: x['verdict'] for x in acceptance.judge(df)}
     assert v['n3'] == 'pass' and v['n4'] == 'fail'
+
+
+def test_acceptance_records_are_chosen_by_their_tags_not_by_text():
+    """A record whose meta merely mentions "acceptance" (here in its command line) is not
+    an acceptance measurement; one tagged so is."""
+    meta = json.dumps({'tags': ['memory'], 'command': 'run --mode "acceptance"'})
+    df = records.frame(rows({'n0': 160.0, 'n1': 10.0, 'n2': 161.0}, tags='memory', meta=meta))
+    assert acceptance.judge(df) == []
+    df = records.frame(rows({'n0': 160.0, 'n1': 10.0, 'n2': 161.0, 'n3': 160.5}))
+    assert {x['node']: x['verdict'] for x in acceptance.judge(df)}['n1'] == 'fail'
+
+
+def test_the_declared_direction_decides_the_worse_side():
+    """The same values with the unit '%' judged both ways: only the declaration counts."""
+    vals = {f'n{i}': 5.0 + i * 0.01 for i in range(6)}
+    vals['n4'] = 9.0
+    for better, verdict in (('lower', 'fail'), ('higher', 'pass')):
+        df = records.frame([dict(r, unit='%', better=better)
+                            for r in rows(vals, check='PerfCountersFft', var='cache_miss_rate')])
+        assert {x['node']: x['verdict'] for x in acceptance.judge(df)}['n4'] == verdict, better

@@ -20,6 +20,32 @@ def test_fio_json(fixture_text, name, direction, key):
     assert r['options']['ioengine'] == 'libaio' and r['options']['iodepth'] == '256'
 
 
+def test_fio_direct_read_reached_the_device(fixture_text):
+    r = fio.parse(fixture_text('fio/fio-seqread-3.33.json'))
+    # 16399 reads of 1 MiB; vda saw 6261 requests + 10114 merges
+    assert (r['job_ios'], r['devices'], r['device_ios']) == (16399, ['vda'], 6261 + 10114)
+    assert fio.read_not_from_storage(r) is None
+
+
+@pytest.mark.parametrize('name, job_ios, device_ios', [
+    ('pagecache', 4831, 1),    # --direct=0 --invalidate=0 on a file in the page cache
+    ('buffered', 2750, 674),   # --direct=0: first pass from vda, the rest from the cache
+])
+def test_fio_reads_from_memory_are_no_storage_figure(fixture_text, name, job_ios, device_ios):
+    r = fio.parse(fixture_text(f'fio/fio-seqread-{name}-3.33.json'))
+    assert (r['job_ios'], r['device_ios']) == (job_ios, device_ios)
+    why = fio.read_not_from_storage(r)
+    assert why and f'received {device_ios} read requests' in why and '(vda)' in why
+
+
+def test_fio_without_a_device_cannot_tell(fixture_text):
+    '''direct=1 on tmpfs (accepted by this kernel): fio reports no device under the
+    target, so its report cannot say where the reads came from.'''
+    r = fio.parse(fixture_text('fio/fio-seqread-tmpfs-direct-3.33.json'))
+    assert r['devices'] == [] and r['device_ios'] is None and r['options']['direct'] == '1'
+    assert fio.read_not_from_storage(r) is None
+
+
 def test_fio_truncated_and_errors(fixture_text):
     text = fixture_text('fio/fio-seqread-3.33.json')
     with pytest.raises(ParseError, match='truncated'):

@@ -12,11 +12,13 @@ T0 = dt.datetime(2026, 10, 1, tzinfo=dt.timezone.utc)
 
 
 def series(values, system='mdx2', part='vc16m32g', check='BabelStreamOmp', var='triad',
-           unit='GB/s', start=T0):
+           unit='GB/s', start=T0, better=None):
+    better = better or {'GB/s': 'higher', 'GFLOPS': 'higher', 'us': 'lower'}[unit]
     return [{'time': (start + dt.timedelta(days=i)).isoformat(), 'system': system,
              'partition': part, 'environ': 'spack', 'check': check, 'perf_var': var,
-             'value': v, 'unit': unit, 'ref': None, 'result': 'pass', 'jobid': str(i),
-             'nodes': 'n1', 'meta': '{}'} for i, v in enumerate(values)]
+             'value': v, 'unit': unit, 'better': better, 'ref': None, 'result': 'pass',
+             'jobid': str(i), 'nodes': 'n1', 'tags': '', 'meta': '{}'}
+            for i, v in enumerate(values)]
 
 
 def noisy(center, n, rel=0.01, seed=1):
@@ -48,6 +50,33 @@ def test_a_large_but_noisy_change_needs_both_effect_and_z():
     rows = series(noisy(100, 10, rel=0.3, seed=4) + [90, 90, 90])
     assert verdicts(rows, cut=T0 + dt.timedelta(days=10))[('BabelStreamOmp', 'triad')]['verdict'] \
         == 'unchanged'
+
+
+def test_a_rising_cache_miss_rate_is_a_regression():
+    '''PerfCountersFft declares cache_miss_rate (unit %) lower-is-better: 5% -> 9% is a
+    regression, whatever the unit; the same series declared higher-is-better is not.'''
+    rows = series(noisy(5, 10) + [9, 9.1, 8.9], check='PerfCountersFft',
+                  var='cache_miss_rate', unit='%', better='lower')
+    assert verdicts(rows, cut=T0 + dt.timedelta(days=10))[
+        ('PerfCountersFft', 'cache_miss_rate')]['verdict'] == 'regression'
+    rows = [dict(r, better='higher') for r in rows]
+    assert verdicts(rows, cut=T0 + dt.timedelta(days=10))[
+        ('PerfCountersFft', 'cache_miss_rate')]['verdict'] == 'improvement'
+
+
+def test_a_series_without_a_declared_direction_is_not_judged():
+    rows = [dict(r, better=None) for r in series(noisy(5, 10) + [9, 9, 9], unit='GB/s')]
+    assert verdicts(rows, cut=T0 + dt.timedelta(days=10))[
+        ('BabelStreamOmp', 'triad')]['verdict'] == 'no-direction'
+
+
+def test_every_check_declares_a_direction_for_every_perf_variable():
+    from mdxbench import catalog
+
+    for name, cls in catalog.check_classes().items():
+        d = catalog.describe(cls)
+        assert set(d['better']) == set(d['perf_vars']), name
+        assert set(d['better'].values()) <= {'higher', 'lower'}, name
 
 
 def test_latency_going_up_is_a_regression_and_down_an_improvement():
