@@ -50,6 +50,10 @@ class NetperfTcpRR(ClientServerTest):
     def server_command(self):
         return 'netserver -D -p $port'
 
+    @run_before('run')
+    def print_version(self):
+        self.prerun_cmds += [f'{self.bench_path} -V']
+
     def client_options(self):
         return ['-H', '$server_ip', '-p', '$port', '-t', 'TCP_RR', '-l', str(self.duration),
                 '--', '-o', 'THROUGHPUT,THROUGHPUT_UNITS,P50_LATENCY,P90_LATENCY,P99_LATENCY,'

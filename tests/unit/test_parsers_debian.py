@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from mdxbench.parsers import ParseError, fio, iperf3, sockperf
+from mdxbench.parsers import ParseError, fio, iperf3, netperf, sockperf
 
 
 @pytest.mark.parametrize('name,direction,key', [
@@ -113,3 +113,13 @@ def test_iperf3_pairs_aggregate(fixture_text):
 
     with pytest.raises(ParseError, match='clients did not run'):
         iperf3.parse_pairs('mdxbench-nic: dev=lo\n')
+
+
+def test_netperf_version_and_selectors(fixture_text):
+    """Debian's netperf 2.7.0: `netperf -V` then a TCP_RR run on loopback, as the check
+    runs them."""
+    r = netperf.parse_rr(fixture_text('netperf/netperf-2.7.0-debian-V-tcp_rr.out'))
+    assert r['version'] == '2.7.0' and r['test'] == 'TCP_RR'
+    assert (r['throughput'], r['throughput_units']) == (7147.91, 'Trans/s')
+    assert (r['p50_us'], r['p90_us'], r['p99_us'], r['mean_us']) == (121, 167, 526, 139.62)
+    assert (r['min_us'], r['max_us']) == (16, 6901)

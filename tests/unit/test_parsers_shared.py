@@ -123,6 +123,14 @@ def test_netperf_rr_with_selectors(shared_fixture):
     assert r['mean_us'] == pytest.approx(1e6 / 2217.06) and r['mean_from_rate']
 
 
+def test_netperf_2_7_0_tcp_rr_omni(shared_fixture):
+    r = netperf.parse_rr(shared_fixture('netperf-2.7.0-tcp_rr-omni.out'))
+    assert r['test'] == 'TCP_RR'
+    assert (r['min_us'], r['mean_us'], r['p50_us'], r['p90_us'], r['p99_us'], r['stddev_us']) \
+        == (12, 16.25, 13, 14, 75, 102.48)
+    assert 'mean_from_rate' not in r
+
+
 def test_netperf_truncated(shared_fixture):
     text = shared_fixture('netperf-2.7-udp_rr-histogram.out')
     with pytest.raises(ParseError, match='no line of values'):

@@ -48,6 +48,9 @@ def parse_rr(text):
     require(len(names) == len(vals),
             f'netperf: {len(names)} selector names but {len(vals)} values: truncated?')
     out = {'test': f'{m.group(1)}_RR'}
+    # `netperf -V` before the test (the checks run it): "Netperf version 2.7.0"
+    ver = re.search(r'^Netperf version (\S+)', text, re.M)
+    out['version'] = ver.group(1) if ver else 'unknown'
     for n, v in zip(names, vals):
         key = _NAMES.get(n.strip())
         if key is None:
