@@ -32,6 +32,12 @@ class Ior(StorageTargetTest):
     odirect = variable(typ.Bool, type(None), value=None)
     perf_table = {'write_bw': ('write_gbs', 'GB/s', 'higher'), 'read_bw': ('read_gbs', 'GB/s', 'higher')}
 
+    @run_after('init')
+    def shared_target_for_several_nodes(self):
+        # ranks read what ranks of other nodes wrote (-C): the target must be shared
+        if self.num_nodes > 1:
+            self.valid_systems = [f'+shared_storage_{self.target}']
+
     @run_after('setup')
     def require_nodes(self):
         skip_unless_nodes(self, self.num_nodes)

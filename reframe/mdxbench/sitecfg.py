@@ -147,52 +147,27 @@ def _read(path, default=None):
         return default
 
 
-def _size_bytes(text):
-    m = re.fullmatch(r'(\d+)([KMG]?)', text or '')
-    if not m:
-        return None
+def detect_local_processor():
+    """This machine's processor as ReFrame itself detects it (``reframe.utility.cpuinfo``:
+    CPUs, cores, sockets, the cache topology), for ``processor: detect``."""
+    from reframe.utility.cpuinfo import cpuinfo
 
-    return int(m.group(1)) * {'': 1, 'K': 1024, 'M': 1024**2, 'G': 1024**3}[m.group(2)]
+    return cpuinfo()
 
 
 def detect_local_facts():
-    '''Processor and memory facts of this machine, for ``processor: detect``.'''
+    """What ReFrame's processor has no field for, detected on this machine, for
+    ``extras.facts: detect``: clock, double-precision FLOPs per cycle and core (from the
+    vector extensions), memory, and whether perf has a hardware PMU to count with."""
     cpuinfo = _read('/proc/cpuinfo', '')
-    ncpus = os.cpu_count() or 1
-    cores = set()
-    sockets = set()
-    flags = set()
-    mhz = []
-    model = None
-    phys = core = None
+    flags, mhz = set(), []
     for line in cpuinfo.splitlines():
         key, _, val = line.partition(':')
         key, val = key.strip(), val.strip()
-        if key == 'physical id':
-            phys = val
-            sockets.add(val)
-        elif key == 'core id':
-            core = val
-            cores.add((phys, core))
-        elif key == 'flags' and not flags:
+        if key == 'flags' and not flags:
             flags = set(val.split())
         elif key == 'cpu MHz':
             mhz.append(float(val))
-        elif key == 'model name' and model is None:
-            model = val
-
-    nsockets = max(len(sockets), 1)
-    ncores = max(len(cores), 1) if cores else ncpus
-    llc = 0
-    per_level = {}
-    for idx in sorted(pathlib.Path('/sys/devices/system/cpu/cpu0/cache').glob('index*')):
-        if _read(idx / 'type') in ('Unified', 'Data'):
-            size = _size_bytes(_read(idx / 'size'))
-            level = int(_read(idx / 'level', '0'))
-            if size:
-                per_level[level] = size
-            if size and level >= 2:
-                llc = size  # the highest level comes last
 
     if 'avx512f' in flags:
         fpc = 32
@@ -208,24 +183,10 @@ def detect_local_facts():
         if line.startswith('MemTotal:'):
             mem_kib = int(line.split()[1])
 
-    max_mhz = _read('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq')
-    clock_ghz = int(max_mhz) / 1e6 if max_mhz else (max(mhz) / 1000 if mhz else None)
-    processor = {
-        'arch': os.uname().machine,
-        'model': model or 'unknown',
-        'num_cpus': ncpus,
-        'num_cpus_per_core': max(ncpus // ncores, 1),
-        'num_cpus_per_socket': ncpus // nsockets,
-        'num_sockets': nsockets,
-    }
-    facts = {
-        'cores': ncores,
-        'sockets': nsockets,
-        'threads_per_core': max(ncpus // ncores, 1),
+    max_khz = _read('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq')
+    clock_ghz = int(max_khz) / 1e6 if max_khz else (max(mhz) / 1000 if mhz else None)
+    return {
         'memory_gib': round(mem_kib / 1024**2, 1),
-        'llc_bytes': llc or None,
-        'l1d_bytes': per_level.get(1),
-        'l2_bytes': per_level.get(2),
         'clock_ghz': round(clock_ghz, 3) if clock_ghz else None,
         'flops_per_cycle': fpc,
         # a hardware PMU perf can count with (absent in a VM without a virtual PMU)
@@ -233,7 +194,6 @@ def detect_local_facts():
                    for d in ('cpu', 'cpu_core', 'armv8_pmuv3_0')),
         'source': 'detected on this machine from /proc and /sys',
     }
-    return processor, facts
 
 
 # --- building ReFrame's configuration -----------------------------------------------
@@ -283,13 +243,11 @@ def _check_system(sysdef, file, env_names):
 
 
 def _fill_detected(part, file, i):
-    if part.get('processor') == 'detect' or part.get('extras', {}).get('facts') == 'detect':
-        processor, facts = detect_local_facts()
-        if part.get('processor') == 'detect':
-            part['processor'] = processor
+    if part.get('processor') == 'detect':
+        part['processor'] = detect_local_processor()
 
-        if part.get('extras', {}).get('facts') == 'detect':
-            part['extras']['facts'] = facts
+    if part.get('extras', {}).get('facts') == 'detect':
+        part['extras']['facts'] = detect_local_facts()
 
 
 def spack_environ(sysdef, template):
@@ -327,6 +285,8 @@ def build_config(site_dir, selected=None, env=None):
     env = dict(os.environ if env is None else env)
     env.setdefault('MDXBENCH_STATE_DIR', str(state_dir(env)))
     env.setdefault('MDXBENCH_ROOT', str(REPO_ROOT))
+    # ReFrame's file log handler writes there from the start: a fresh clone has none yet
+    pathlib.Path(env['MDXBENCH_STATE_DIR']).mkdir(parents=True, exist_ok=True)
     common_file = site_dir / 'common.yaml'
     common = load_yaml(common_file)
     common = expand(common, file=common_file, env=env)
@@ -359,6 +319,7 @@ def build_config(site_dir, selected=None, env=None):
         _check_system(sysdef, f, env_names)
         for i, part in enumerate(sysdef['partitions']):
             _fill_detected(part, f, i)
+            part['features'] = list(part.get('features', [])) + target_features(part)
 
         systems.append(sysdef)
 
@@ -387,11 +348,29 @@ def build_config(site_dir, selected=None, env=None):
     return config
 
 
+def target_features(part):
+    '''The partition features its declared targets give it, so that checks select the
+    partitions they can run on with ReFrame's ``valid_systems = ['+storage_<name>']``:
+    ``storage_<name>`` for each storage target (``extras.storage_targets``: a directory,
+    or ``{path, shared: true}`` for one every node sees), ``shared_storage_<name>`` for
+    the shared ones (multi-node I/O), and
+    ``object_<name>`` for each S3 target with an endpoint (``extras.object_targets``; one
+    whose endpoint is empty is not usable, so no check case is made for it).'''
+    extras = part.get('extras') or {}
+    storage = extras.get('storage_targets') or {}
+    feats = [f'storage_{n}' for n in storage]
+    feats += [f'shared_storage_{n}' for n, t in storage.items()
+              if isinstance(t, dict) and t.get('shared')]
+    feats += [f'object_{n}' for n, t in (extras.get('object_targets') or {}).items()
+              if (t or {}).get('endpoint')]
+    return feats
+
+
 def declared_names(key, site_dir=None):
     '''Names of every entry any partition declares under ``extras.<key>`` (e.g.
     ``storage_targets``, ``object_targets``), read from the YAML without expanding
-    placeholders: the parameter values of the checks that run on such targets, which
-    skip the targets the current partition does not declare.'''
+    placeholders: the parameter values of the checks that run on such targets; each case
+    selects the partitions that declare its target (:func:`target_features`).'''
     site_dir = pathlib.Path(site_dir or REPO_ROOT / 'site-configs')
     names = set()
     for f in system_files(site_dir):

@@ -9,22 +9,21 @@ from mdxbench.sitecfg import object_target_names, storage_target_names
 
 
 class StorageTargetTest(MdxBenchTest):
-    #: one test per storage target any system declares; skipped where the current
-    #: partition does not declare it
+    #: one test per storage target any system declares; each runs only on the partitions
+    #: that declare it (feature ``storage_<target>``, see sitecfg.target_features)
     target = parameter(storage_target_names())
 
     #: directory of the target on the current partition
     target_dir = variable(str, value='')
 
+    @run_after('init')
+    def select_target_partitions(self):
+        self.valid_systems = [f'+storage_{self.target}']
+
     @run_after('setup')
     def resolve_target(self):
-        targets = self.current_partition.extras.get('storage_targets') or {}
-        self.skip_if(
-            self.target not in targets,
-            f'{self.current_system.name}:{self.current_partition.name} declares no storage '
-            f'target {self.target!r} (it declares: {", ".join(sorted(targets)) or "none"})'
-        )
-        self.target_dir = targets[self.target]
+        t = self.current_partition.extras['storage_targets'][self.target]
+        self.target_dir = t['path'] if isinstance(t, dict) else t
 
     def work_dir(self):
         '''A fresh directory inside the target for this job; the target itself must exist
@@ -56,28 +55,20 @@ class ObjectTargetTest(MdxBenchTest):
     ``scripts/s3cred.sh`` exports them to the benchmark (or keeps WARP_ACCESS_KEY and
     WARP_SECRET_KEY when the job's environment already has both).'''
 
-    #: one test per object target any system declares
+    #: one test per object target any system declares; each runs only on the partitions
+    #: that declare it with an endpoint (feature ``object_<target>``)
     target = parameter(object_target_names())
 
     #: the resolved target of the current partition
     object_target = variable(dict, value={})
 
+    @run_after('init')
+    def select_target_partitions(self):
+        self.valid_systems = [f'+object_{self.target}']
+
     @run_after('setup')
     def resolve_object_target(self):
-        where = f'{self.current_system.name}:{self.current_partition.name}'
-        targets = self.current_partition.extras.get('object_targets') or {}
-        self.skip_if(
-            self.target not in targets,
-            f'{where} declares no object target {self.target!r} '
-            f'(it declares: {", ".join(sorted(targets)) or "none"})'
-        )
-        target = dict(targets[self.target] or {})
-        self.skip_if(
-            not target.get('endpoint'),
-            f'object target {self.target!r} of {where} has no endpoint: set '
-            f'extras.object_targets.{self.target}.endpoint (or the variable its placeholder '
-            f'names) in site-configs/systems/{self.current_system.name}.yaml'
-        )
+        target = dict(self.current_partition.extras['object_targets'][self.target])
         target.setdefault('bucket', 'mdxbench-warp')
         target.setdefault('credentials', f'$HOME/.config/mdxbench/s3-{self.target}')
         self.object_target = target

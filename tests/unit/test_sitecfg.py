@@ -54,12 +54,31 @@ def test_every_system_loads(monkeypatch):
         assert names[-1] == 'local'     # local matches any host: it must come last
 
 
-def test_local_facts_detected():
+def test_local_processor_is_reframes_detection_and_facts_only_what_it_lacks():
     cfg = sitecfg.build_config(SITE, selected='local', env={})
-    local = [s for s in cfg['systems'] if s['name'] == 'local'][0]
-    facts = local['partitions'][0]['extras']['facts']
-    assert facts['cores'] >= 1 and facts['flops_per_cycle'] in (4, 8, 16, 32)
-    assert local['partitions'][0]['processor']['num_cpus'] == os.cpu_count()
+    part = [s for s in cfg['systems'] if s['name'] == 'local'][0]['partitions'][0]
+    assert part['processor']['num_cpus'] == os.cpu_count()
+    assert {c['type'] for c in part['processor']['topology']['caches']} >= {'L1', 'L2'}
+    facts = part['extras']['facts']
+    assert facts['flops_per_cycle'] in (4, 8, 16, 32) and facts['memory_gib'] > 0
+    # the processor's facts live in ReFrame's processor only, never twice
+    assert not set(facts) & {'cores', 'sockets', 'threads_per_core', 'llc_bytes',
+                             'l1d_bytes', 'l2_bytes'}
+
+
+def test_declared_processors_have_what_the_checks_size_from():
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct'}
+    for f in sitecfg.system_files(SITE):
+        cfg = sitecfg.build_config(SITE, selected=f.stem, env=env)
+        for part in next(s for s in cfg['systems'] if s['name'] == f.stem)['partitions']:
+            proc, where = part['processor'], f'{f.name}: {part["name"]}'
+            for key in ('num_cpus', 'num_cpus_per_core', 'num_sockets'):
+                assert proc.get(key), (where, key)
+            assert proc['num_cpus'] % (proc['num_cpus_per_core'] * proc['num_sockets']) == 0, where
+            caches = {c['type'] for c in proc['topology']['caches']}
+            assert 'L2' in caches, where
+            facts = part['extras']['facts']
+            assert facts['clock_ghz'] and facts['flops_per_cycle'] and facts['memory_gib'], where
 
 
 def _broken_site(tmp_path, system_yaml):
