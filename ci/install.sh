@@ -3,7 +3,7 @@
 #   - Debian packages (Slurm, munge, Open MPI, fio, iperf3, hpcc, sockperf, Java 17, Maven, ...)
 #   - the Python virtual environment with reframe-hpc (pinned) and this project (editable)
 #   - Elasticsearch 8.19.21 from Maven Central, unpacked into the state directory
-# Usage: ci/install.sh [--no-apt] [--no-es]
+# Usage: ci/install.sh [--no-apt] [--no-es]     (a site's login node: ci/site-install.sh)
 source "$(dirname "$0")/lib.sh"
 
 ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
@@ -81,9 +81,10 @@ install_apt() {
 
 install_venv() {
     local py=${MDXBENCH_PYTHON:-python3} stamp="$MDXBENCH_VENV/.mdxbench-stamp" want
+    local extras=${MDXBENCH_PIP_EXTRAS:-test,datascience}
     "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
         || die "$py is $("$py" --version 2>&1); mdxbench needs Python >= 3.11 (set MDXBENCH_PYTHON)"
-    want=$(sha256sum "$MDXBENCH_ROOT/pyproject.toml" | cut -d' ' -f1)
+    want=$( (cat "$MDXBENCH_ROOT/pyproject.toml"; echo "$extras") | sha256sum | cut -d' ' -f1)
     if [[ -f $stamp && $(cat "$stamp") == "$want" && -x $MDXBENCH_VENV/bin/reframe ]]; then
         log "virtual environment $MDXBENCH_VENV is up to date"
         return
@@ -91,7 +92,7 @@ install_venv() {
     log "creating virtual environment $MDXBENCH_VENV"
     [[ -x $MDXBENCH_VENV/bin/python ]] || "$py" -m venv "$MDXBENCH_VENV"
     "$MDXBENCH_VENV/bin/pip" install -q --upgrade pip >"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 || true
-    "$MDXBENCH_VENV/bin/pip" install -q -e "$MDXBENCH_ROOT[test,datascience]" >>"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 \
+    "$MDXBENCH_VENV/bin/pip" install -q -e "$MDXBENCH_ROOT[$extras]" >>"$MDXBENCH_STATE_DIR/logs/pip.log" 2>&1 \
         || { log_tail "$MDXBENCH_STATE_DIR/logs/pip.log"; die "pip install failed"; }
     echo "$want" >"$stamp"
 }

@@ -78,7 +78,8 @@ start_munge() {
 }
 
 node_state() { sinfo -h -N -p "$PARTITION" -o '%T' 2>/dev/null | head -n 1; }
-node_idle() { [[ $(node_state) == idle* ]]; }
+# in service: idle, or running jobs already (a second start while a suite runs)
+node_up() { [[ $(node_state) =~ ^(idle|mixed|allocated|completing) ]]; }
 
 start() {
     require_root "ci/slurm.sh start"
@@ -103,8 +104,8 @@ start() {
             echo $! >"$SLURMD_PID"
         fi
     fi
-    wait_for "node of partition '$PARTITION' to be idle" "$TIMEOUT" \
-        "$LOGS/slurmd.$(hostname -s).log:$LOGS/slurmd.out:$LOGS/slurmctld.log" node_idle
+    wait_for "node of partition '$PARTITION' to be in service (idle, mixed or allocated)" "$TIMEOUT" \
+        "$LOGS/slurmd.$(hostname -s).log:$LOGS/slurmd.out:$LOGS/slurmctld.log" node_up
     log "slurm: partition '$PARTITION' is up: $(sinfo -h -p "$PARTITION" -o '%D node(s), %c CPUs, %T')"
 }
 

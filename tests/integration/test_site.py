@@ -1,0 +1,71 @@
+'''The "On a site" path of the README, as an operator would take it: an unprivileged user,
+a fresh clone, `ci/site-install.sh` (no root, no apt, no Elasticsearch), then the daily
+commands: list and dry-run every real system, a real run on `local` through the Slurm of
+this machine, and `mdxbench ingest` into the Elasticsearch of ci/.'''
+import os
+import pathlib
+import pwd
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, count, run
+
+USER = 'mdxbench-op'
+SYSTEMS = ('local', 'nscluster', 'mdx2', 'laurel', 'aws-pcluster')
+
+
+@pytest.fixture(scope='module')
+def operator():
+    if subprocess.run(['id', '-u', USER], capture_output=True).returncode != 0:
+        subprocess.run(['useradd', '--system', '--no-create-home', '--shell', '/bin/bash', USER],
+                       check=True)
+    return pwd.getpwnam(USER)
+
+
+def test_site_install_and_daily_commands_as_an_unprivileged_user(operator, es, tmp_path_factory):
+    base = pathlib.Path(tmp_path_factory.mktemp('site'))
+    for d in [base] + list(base.parents):      # the operator must reach its own directory
+        if d == pathlib.Path('/'):
+            break
+        d.chmod(d.stat().st_mode | 0o711)
+    clone = base / 'mdxbench'
+    subprocess.run(['git', 'clone', '-q', str(ROOT), str(clone)], check=True)
+    home = base / 'home'
+    home.mkdir()
+    # this machine's Slurm, as a site's own slurm.conf would be readable by its users
+    conf = base / 'slurm.conf'
+    shutil.copy(os.environ['SLURM_CONF'], conf)
+    subprocess.run(['chown', '-R', f'{operator.pw_uid}:{operator.pw_gid}', str(base)], check=True)
+    script = f'''set -e
+cd {clone}
+bash ci/site-install.sh
+source ci/activate.sh
+for s in {' '.join(SYSTEMS)}; do
+    reframe -c checks/ -l --system $s --nocolor > list-$s.txt
+    reframe -c checks/ --dry-run --system $s --nocolor > dry-$s.txt
+done
+reframe -c checks/ -r --system local --nocolor -n 'SockperfPingPong%placement=same-node' -S duration=2
+mdxbench ingest
+'''
+    env = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'HOME': str(home), 'LANG': 'C.UTF-8',
+           'SLURM_CONF': str(conf), 'MDXBENCH_LAUREL_ACCOUNT': 'acct',
+           'MDXBENCH_LAUREL_MODULES_SYSTEM': 'nomod', **es['env']}
+    res = subprocess.run(['runuser', '-u', USER, '--', 'env', '-i',
+                          *[f'{k}={v}' for k, v in env.items()], 'bash', '-c', script],
+                         capture_output=True, text=True, timeout=1800)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-6000:]
+    assert not (clone / '.mdxbench' / 'slurm').exists()          # nothing of ci/'s services
+    assert 'records 3, sent 3, created 3' in res.stdout, out[-3000:]
+    assert count(es) == 3
+    for s in SYSTEMS:
+        listing = (clone / f'list-{s}.txt').read_text()
+        assert re.search(r'Found \d+ check\(s\)', listing), (s, listing[-2000:])
+        dry = (clone / f'dry-{s}.txt').read_text()
+        assert re.search(r'\[\s*PASSED\s*\] Ran \d+/\d+ test case', dry), (s, dry[-3000:])
+    # files made by the run belong to the operator, none to root
+    owners = {p.stat().st_uid for p in (clone / '.mdxbench').rglob('*')}
+    assert owners == {operator.pw_uid}
