@@ -22,7 +22,8 @@ class _Linpack(MdxBenchTest):
                   'percent_peak': ('percent_peak', '%', 'higher')}
 
     def derive(self, results):
-        peak = peak_gflops(partition_facts(self.current_partition))
+        # the peak of every node the run used
+        peak = peak_gflops(partition_facts(self.current_partition)) * getattr(self, 'num_nodes', 1)
         results['peak_gflops'] = peak
         results['percent_peak'] = 100.0 * results['gflops'] / peak
         self.mdx_extra = dict(self.mdx_extra, peak_gflops=peak)
@@ -95,11 +96,6 @@ class MklLinpackMpi(_Linpack):
     num_nodes = parameter([1, 2])
     memory_fraction = variable(float, value=0.6)
     block_size = variable(int, value=384)
-
-    def derive(self, results):
-        super().derive(results)
-        results['percent_peak'] /= self.num_nodes
-        results['peak_gflops'] *= self.num_nodes
 
     @run_before('run')
     def set_grid(self):

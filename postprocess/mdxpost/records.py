@@ -7,7 +7,7 @@ from mdxbench import perflog
 from mdxpost.ingest import perflog_files
 
 COLUMNS = ('time', 'system', 'partition', 'environ', 'check', 'perf_var', 'value', 'unit',
-           'better', 'ref', 'result', 'jobid', 'nodes', 'tags', 'meta')
+           'better', 'ref', 'result', 'jobid', 'nodes', 'tags', 'params', 'meta')
 
 
 def worse_sign():
@@ -33,7 +33,16 @@ def _row(r):
             'value': r['perf_value'], 'unit': r['perf_unit'], 'better': r['perf_better'],
             'ref': r['perf_ref'], 'result': r['perf_result'], 'jobid': r['jobid'],
             'nodes': ','.join(r['nodelist']), 'tags': ','.join(r['meta'].get('tags') or []),
-            'meta': json.dumps(r['meta'], sort_keys=True)}
+            'params': _params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
+
+
+def _params(meta):
+    '''The check's parameters as the perflog records them (``meta.params``), as canonical
+    JSON with string values; ``{}`` for lines written before that field existed.'''
+    params = meta.get('params') or {}
+    if isinstance(params, str):                 # Elasticsearch's flattened field: text
+        params = json.loads(params)
+    return json.dumps({k: str(v) for k, v in params.items()}, sort_keys=True)
 
 
 def schema():
@@ -42,7 +51,7 @@ def schema():
     return {'time': pl.Utf8, 'system': pl.Utf8, 'partition': pl.Utf8, 'environ': pl.Utf8,
             'check': pl.Utf8, 'perf_var': pl.Utf8, 'value': pl.Float64, 'unit': pl.Utf8,
             'better': pl.Utf8, 'ref': pl.Float64, 'result': pl.Utf8, 'jobid': pl.Utf8,
-            'nodes': pl.Utf8, 'tags': pl.Utf8, 'meta': pl.Utf8}
+            'nodes': pl.Utf8, 'tags': pl.Utf8, 'params': pl.Utf8, 'meta': pl.Utf8}
 
 
 def frame(rows):
@@ -98,7 +107,7 @@ def from_elasticsearch(client, prefix, query=None):
                      'ref': d.get('perf_ref'), 'result': d.get('perf_result'),
                      'jobid': d['jobid'], 'nodes': ','.join(d.get('nodelist') or []),
                      'tags': ','.join(json.loads(tags) if isinstance(tags, str) else tags),
-                     'meta': json.dumps(meta, sort_keys=True)})
+                     'params': _params(meta), 'meta': json.dumps(meta, sort_keys=True)})
 
     return frame(rows)
 

@@ -5,7 +5,6 @@ references have one.'''
 import html
 import json
 import pathlib
-import re
 
 import polars as pl
 import yaml
@@ -16,16 +15,11 @@ TABLES = REPO_ROOT / 'postprocess' / 'tables.yaml'
 LATEST = 5
 
 
-def params_of(display_name):
-    return dict(re.findall(r'%(\w+)=(\S+)', display_name))
-
-
 def _with_params(df):
+    '''Measured records with their check class; parameters are the perflog's own
+    structured field (``meta.params``, the ``params`` column), never re-read from names.'''
     df = df.filter(pl.col('value').is_not_null())
-    return df.with_columns(
-        pl.col('check').str.split(' ').list.first().alias('check_class'),
-        pl.col('check').map_elements(lambda c: json.dumps(params_of(c), sort_keys=True),
-                                     return_dtype=pl.Utf8).alias('params'))
+    return df.with_columns(pl.col('check').str.split(' ').list.first().alias('check_class'))
 
 
 def cell(df, target, check, var, params):
@@ -227,7 +221,7 @@ def _plot_curves(ax, sel, **style):
 def _iperf_groups(ip):
     groups = {}
     for r in ip.iter_rows(named=True):
-        p = params_of(r['check'])
+        p = json.loads(r['params'])
         mq = json.loads(r['meta']).get('multiqueue', False)
         key = (f"{r['system']}:{r['partition']}", p.get('placement', '?'), mq)
         groups.setdefault(key, {}).setdefault(int(p.get('streams', 0)), []).append(r['value'])
@@ -238,7 +232,7 @@ def _iperf_groups(ip):
 def _series(df, param):
     groups = {}
     for r in df.iter_rows(named=True):
-        p = params_of(r['check'])
+        p = json.loads(r['params'])
         key = (f"{r['system']}:{r['partition']}", r['perf_var'])
         groups.setdefault(key, {}).setdefault(int(p.get(param, 0)), []).append(r['value'])
 

@@ -70,8 +70,18 @@ def job_environment(environ, partition):
 
 
 def partition_facts(partition):
-    '''The processor and memory facts of a partition (site config ``extras.facts``).'''
-    return dict(partition.extras.get('facts') or {})
+    '''The facts of a partition the checks size themselves from: cores, sockets, threads
+    per core and cache sizes from ReFrame's processor (``processor`` of the site config, or
+    ReFrame's own detection), and what ReFrame has no field for (``clock_ghz``,
+    ``flops_per_cycle``, ``memory_gib``, ``pmu``) from ``extras.facts``.'''
+    proc = partition.processor
+    caches = {c.get('type'): c.get('size') for c in (proc.topology or {}).get('caches', [])}
+    levels = [caches[k] for k in ('L3', 'L2') if caches.get(k)]
+    facts = dict(partition.extras.get('facts') or {})
+    facts.update(cores=proc.num_cores, sockets=proc.num_sockets or 1,
+                 threads_per_core=proc.num_cpus_per_core or 1, l1d_bytes=caches.get('L1'),
+                 l2_bytes=caches.get('L2'), llc_bytes=levels[0] if levels else None)
+    return facts
 
 
 def peak_gflops(facts):
@@ -297,5 +307,6 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
                 meta['reference_source'] = srcs
 
         meta.update(self.param_values())
+        meta['params'] = self.param_values()    # the parameters alone, for readers
         meta.update(self.mdx_extra)
         return perflog.encode_meta(meta)
