@@ -24,7 +24,7 @@ def index():
 
 def test_every_environment_validates(index):
     envs = spackcheck.environment_dirs(SPACK)
-    assert {e.name for e in envs} == {'local', 'mdx2', 'laurel', 'aws-pcluster'}
+    assert envs and {e.name for e in envs} <= {f.stem for f in sitecfg.system_files(ROOT / 'site-configs')}
     assert spackcheck.validate(envs, index) == []
 
 
@@ -112,7 +112,7 @@ def test_external_of_the_wrong_package(index, tmp_path):
 @pytest.mark.skipif(shutil.which('spack') is None,
                     reason='spack is not on PATH (not installable here): concretization is '
                            'tested where Spack exists')
-@pytest.mark.parametrize('env', ['local', 'mdx2', 'laurel', 'aws-pcluster'])
+@pytest.mark.parametrize('env', [e.name for e in spackcheck.environment_dirs(SPACK)])
 def test_environment_concretizes(env):
     res = subprocess.run(['spack', '-e', str(SPACK / env), 'concretize', '--fresh'],
                          capture_output=True, text=True, timeout=3600)
