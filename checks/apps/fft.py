@@ -8,7 +8,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.apps import fft_compile, skip_unless_fftw_mpi
 from mdxbench.base import MdxBenchTest, partition_facts
-from mdxbench.netbase import skip_unless_nodes
+from mdxbench.jobsteps import skip_unless_nodes
 from mdxbench.parsers import fft
 
 

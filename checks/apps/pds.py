@@ -7,9 +7,12 @@ import sys
 import reframe as rfm
 from reframe.core.builtins import run_before, variable
 
-from mdxbench import pds as workload
 from mdxbench.base import MdxBenchTest
 from mdxbench.parsers import pds
+
+#: what is run: the program src/pds_tpch.py with these libraries and TPC-H queries
+LIBRARIES = ('polars', 'duckdb', 'pandas', 'dask')
+QUERIES = (1, 3, 6)
 
 
 @rfm.simple_test
@@ -19,13 +22,14 @@ class PdsTpch(MdxBenchTest):
     bench_name = 'pds'
     bench_binary = 'tpchgen-cli'
     parser = staticmethod(pds.parse)
+    sourcesdir = 'src'
     time_limit = '2h'
     #: TPC-H scale factor (1 = 1 GB; the paper used about 10)
     scale_factor = variable(float, value=1.0)
     #: where the Parquet data goes; empty: the stage directory (removed after a pass)
     data_dir = variable(str, value='')
-    perf_table = {f'{lib}_{q}': (f'{lib}_{q}', 's', 'lower') for lib in workload.LIBRARIES
-                  for q in [f'q{n}' for n in workload.QUERIES] + ['total']}
+    perf_table = {f'{lib}_{q}': (f'{lib}_{q}', 's', 'lower') for lib in LIBRARIES
+                  for q in [f'q{n}' for n in QUERIES] + ['total']}
 
     @run_before('run')
     def set_command(self):
@@ -36,7 +40,7 @@ class PdsTpch(MdxBenchTest):
             f'{self.bench_path} parquet -s {self.scale_factor:g} --output-dir="{data}" || exit 1'
         ]
         self.executable = sys.executable
-        self.executable_opts = ['-m', 'mdxbench.pds', '--data', f'"{data}"'] + \
-            [f'--library={lib}' for lib in workload.LIBRARIES]
-        self.mdx_extra = {'scale_factor': self.scale_factor,
-                          'queries': list(workload.QUERIES)}
+        self.executable_opts = ['pds_tpch.py', '--data', f'"{data}"',
+                                f'--queries={",".join(map(str, QUERIES))}'] + \
+            [f'--library={lib}' for lib in LIBRARIES]
+        self.mdx_extra = {'scale_factor': self.scale_factor, 'queries': list(QUERIES)}

@@ -6,7 +6,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest, partition_facts
-from mdxbench.netbase import partition_nodes, skip_unless_nodes
+from mdxbench.jobsteps import partition_nodes, skip_unless_nodes
 from mdxbench.parsers import osu
 
 OSU_DIRS = [f'$MDXBENCH_SPACK_VIEW/libexec/osu-micro-benchmarks/mpi/{d}'

@@ -10,7 +10,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 import mdxbench
 from mdxbench.base import MdxBenchTest
-from mdxbench.netbase import ClientServerTest, job_port, skip_unless_nodes
+from mdxbench.jobsteps import ClientServerTest, job_port, skip_unless_nodes
 from mdxbench.parsers import iperf3, netperf, nic, sockperf
 
 PAIRS_SCRIPT = os.path.join(os.path.dirname(mdxbench.__file__), 'scripts', 'iperf3-pairs.sh')

@@ -7,7 +7,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import partition_facts
-from mdxbench.netbase import skip_unless_nodes
+from mdxbench.jobsteps import skip_unless_nodes
 from mdxbench.parsers import ior
 from mdxbench.storage import StorageTargetTest
 

@@ -11,7 +11,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.netbase import background_step, job_port, skip_unless_nodes
+from mdxbench.jobsteps import background_step, job_port, skip_unless_nodes
 from mdxbench.parsers import warp
 from mdxbench.storage import ObjectTargetTest
 

@@ -12,6 +12,7 @@ import subprocess
 import polars as pl
 
 from mdxpost.records import has_tag, worse_sign
+from mdxpost.stats import SIGMA_PER_MAD, median_mad
 
 BAD_STATES = ('drain', 'drained', 'draining', 'down', 'fail', 'failing', 'maint', 'reserved',
               'not_responding', 'future')
@@ -39,13 +40,10 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
     # outlier test against the other nodes' values of the same measurement
     check_name = pl.col('check').str.split(' ').list.first()
     stats = acc.with_columns(check_name.alias('base_check')).group_by(
-        ['base_check', 'perf_var']).agg(
-        pl.col('value').median().alias('median'),
-        (pl.col('value') - pl.col('value').median()).abs().median().alias('mad'),
-        pl.len().alias('n'))
+        ['base_check', 'perf_var']).agg(*median_mad('value'), pl.len().alias('n'))
     acc = acc.with_columns(check_name.alias('base_check')).join(
         stats, on=['base_check', 'perf_var'])
-    sigma = 1.4826 * pl.col('mad')
+    sigma = SIGMA_PER_MAD * pl.col('mad')
     # worse side as the check declared it; no declared direction: never an outlier
     worse = worse_sign() * (pl.col('value') - pl.col('median'))
     acc = acc.with_columns(
@@ -81,14 +79,11 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
 
 
 def render(verdicts):
-    lines = [('node', 'verdict', 'measurements', 'reasons')]
-    for v in verdicts:
-        lines.append((v['node'], v['verdict'], str(len(v['measurements'])),
-                      '; '.join(v['reasons']) or '-'))
+    from mdxpost import textable
 
-    widths = [max(len(x[i]) for x in lines) for i in range(3)]
-    return '\n'.join('  '.join(c.ljust(w) for c, w in zip(x[:3], widths)) + '  ' + x[3]
-                     for x in lines)
+    return textable.render(('node', 'verdict', 'measurements', 'reasons'),
+                           [(v['node'], v['verdict'], len(v['measurements']),
+                             '; '.join(v['reasons']) or '-') for v in verdicts])
 
 
 def to_json(verdicts):

@@ -16,6 +16,7 @@ import sys
 
 from mdxbench.sitecfg import state_dir
 from mdxpost import esclient
+from mdxpost import textable
 from mdxpost.ingest import (EXIT_LOCKED, EXIT_NOT_STORED, Ingestor, LockBusy,
                             TlsVerificationError, count_documents)
 
@@ -70,19 +71,15 @@ def cmd_summary(args):
         print(e, file=sys.stderr)
 
     shown = [r for r in records if not args.since or r['completion_time'] >= args.since]
-    rows = [('system:partition', 'check', 'perf variable', 'value', 'unit', 'reference',
-             'result')]
+    rows = []
     for r in sorted(shown, key=lambda r: (r['completion_time'], r['display_name'])):
         ref = 'no reference' if not r['perf_ref'] else _fmt(r['perf_ref'])
         rows.append((f"{r['system']}:{r['partition']}", r['display_name'], r['perf_var'],
                      _fmt(r['perf_value']), r['perf_unit'], ref,
                      r['perf_result'] or r['result']))
 
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
-    for k, row in enumerate(rows):
-        print('  '.join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-        if k == 0:
-            print('  '.join('-' * w for w in widths))
+    print(textable.render(('system:partition', 'check', 'perf variable', 'value', 'unit',
+                           'reference', 'result'), rows))
 
     print(f'\nperflog records: {len(records)} in all ({len(shown)} shown), '
           f'malformed lines: {len(errors)}')

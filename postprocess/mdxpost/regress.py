@@ -11,6 +11,7 @@ record); a series without a declared direction is reported as ``no-direction``.
 import polars as pl
 
 from mdxpost.records import worse_sign
+from mdxpost.stats import SIGMA_PER_MAD, median_mad
 
 KEYS = ['system', 'partition', 'check', 'perf_var', 'unit', 'better']
 
@@ -47,15 +48,12 @@ def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.
     base = base.with_columns(
         pl.col('time').rank('ordinal', descending=True).over(KEYS).alias('_brev')) \
         .filter(pl.col('_brev') <= baseline_runs)
-    b = base.group_by(KEYS).agg(
-        pl.col('value').median().alias('base_median'),
-        (pl.col('value') - pl.col('value').median()).abs().median().alias('base_mad'),
-        pl.len().alias('base_n'))
+    b = base.group_by(KEYS).agg(*median_mad('value', 'base_'), pl.len().alias('base_n'))
     n = latest.group_by(KEYS).agg(pl.col('value').median().alias('latest_median'),
                                   pl.len().alias('latest_n'),
                                   pl.col('time').max().alias('latest_time'))
     out = b.join(n, on=KEYS, how='full', coalesce=True)
-    sigma = 1.4826 * pl.col('base_mad')
+    sigma = SIGMA_PER_MAD * pl.col('base_mad')
     delta = pl.col('latest_median') - pl.col('base_median')
     out = out.with_columns(
         (delta / pl.col('base_median').abs()).alias('effect'),
@@ -76,21 +74,18 @@ def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.
 
 
 def render(table, only_changes=True):
+    from mdxpost import textable
+
     rows = table.filter(pl.col('verdict').is_in(['regression', 'improvement'])) \
         if only_changes else table
-    head = ('verdict', 'system:partition', 'check', 'perf var', 'baseline', 'latest', 'unit',
-            'effect', 'z', 'n')
-    lines = [head]
-    for r in rows.iter_rows(named=True):
-        lines.append((r['verdict'], f"{r['system']}:{r['partition']}", r['check'], r['perf_var'],
-                      _f(r['base_median']), _f(r['latest_median']), r['unit'],
-                      f"{r['effect']:+.1%}" if r['effect'] is not None else '-',
-                      f"{r['z']:+.1f}" if r['z'] is not None else '-',
-                      f"{r['base_n'] or 0}/{r['latest_n'] or 0}"))
-
-    widths = [max(len(str(x[i])) for x in lines) for i in range(len(head))]
-    return '\n'.join('  '.join(str(c).ljust(w) for c, w in zip(x, widths)).rstrip()
-                     for x in lines)
+    return textable.render(
+        ('verdict', 'system:partition', 'check', 'perf var', 'baseline', 'latest', 'unit',
+         'better', 'effect', 'z', 'n'),
+        [(r['verdict'], f"{r['system']}:{r['partition']}", r['check'], r['perf_var'],
+          _f(r['base_median']), _f(r['latest_median']), r['unit'], r['better'] or '?',
+          f"{r['effect']:+.1%}" if r['effect'] is not None else '-',
+          f"{r['z']:+.1f}" if r['z'] is not None else '-',
+          f"{r['base_n'] or 0}/{r['latest_n'] or 0}") for r in rows.iter_rows(named=True)])
 
 
 def _f(v):

@@ -1,4 +1,4 @@
-'''The JSON lines of ``python -m mdxbench.pds``: per-library, per-query seconds, with the
+'''The JSON lines of ``checks/apps/src/pds_tpch.py``: per-library, per-query seconds, with the
 answers cross-checked between libraries (same row count, checksums within 1e-6) so that
 a fast wrong answer fails.'''
 import json

@@ -1,11 +1,12 @@
-'''Data-science workload after the Polars Decision Support (PDS) benchmarks (TPC-H
+'''The program of checks/apps/pds.py (it lives beside its check, like the FFT kernel's C
+source): a data-science workload after the Polars Decision Support (PDS) benchmarks (TPC-H
 derived), as the mdx II paper ran it with pandas, Polars, DuckDB and Dask.
 
 Documented subset: Q1 (scan + group-by aggregation over lineitem), Q3 (three-table join,
 group-by, top 10) and Q6 (selective scan + sum). Every query reads its Parquet files
 itself (I/O included, as PDS does by default); TPC-H decimals are read as float64.
 
-    python -m mdxbench.pds --data DIR --library polars [--queries 1,3,6]
+    python pds_tpch.py --data DIR --library polars [--queries 1,3,6]
 
 prints one JSON line per query: library, query, seconds, rows, checksum (the sum of every
 numeric cell of the answer), used to cross-check the libraries' answers.
