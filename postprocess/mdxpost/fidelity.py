@@ -17,6 +17,7 @@ import tempfile
 
 from mdxbench import REPO_ROOT, perflog
 from mdxbench.parsers import hpcc
+from mdxpost import textable
 
 # check -> (perf variables compared, parser of the direct run's output)
 CASES = {
@@ -85,13 +86,11 @@ def main(repeats=1):
                 print(f'{name} {var}: check runs {checks[name][var]}, direct runs '
                       f'{direct[name][var]}', file=sys.stderr)
 
-    print(f'{"check":<12} {"perf var":<10} {"check (Slurm)":>14} {"direct run":>12} '
-          f'{"ratio":>7}  target |1-ratio| <= {TARGET:.0%}')
-    ok = True
-    for name, var, c, d, r in rows:
-        hit = abs(1 - r) <= TARGET
-        ok &= hit
-        print(f'{name:<12} {var:<10} {c:>14.2f} {d:>12.2f} {r:>7.3f}  {"met" if hit else "MISSED"}')
+    ok = all(abs(1 - r) <= TARGET for *_, r in rows)
+    print(textable.render(
+        ('check', 'perf var', 'check (Slurm)', 'direct run', 'ratio', f'|1-ratio| <= {TARGET:.0%}'),
+        [(name, var, f'{c:.2f}', f'{d:.2f}', f'{r:.3f}', 'met' if abs(1 - r) <= TARGET else 'MISSED')
+         for name, var, c, d, r in rows]))
 
     print(f'baseline: the direct mpirun runs of the same binary and input in this run; '
           f'best of {repeats} interleaved repeat(s) each')
@@ -108,7 +107,8 @@ def print_blas(checks):
         return
     libs = [c['meta'][-1].get('blas', {}) for c in (native, mkl)]
     o, m = max(native['gflops']), max(mkl['gflops'])
-    print(f'{"HPL (hpcc, N=" + str(native["meta"][-1]["hpl_n"]) + ")":<22} {"GFLOPS":>8}  BLAS')
-    print(f'{"native (OpenBLAS)":<22} {o:>8.2f}  {libs[0].get("debian_package", libs[0].get("library"))}')
-    print(f'{"mkl (Intel MKL)":<22} {m:>8.2f}  {libs[1].get("debian_package", libs[1].get("library"))}')
+    print(textable.render(
+        (f'HPL (hpcc, N={native["meta"][-1]["hpl_n"]})', 'GFLOPS', 'BLAS'),
+        [('native (OpenBLAS)', f'{o:.2f}', libs[0].get('debian_package', libs[0].get('library'))),
+         ('mkl (Intel MKL)', f'{m:.2f}', libs[1].get('debian_package', libs[1].get('library')))]))
     print(f'ratio MKL / OpenBLAS: {m / o:.3f} (baseline: OpenBLAS, the same run)')
