@@ -138,7 +138,7 @@ def test_distribute_acceptance_lists_a_drained_node_as_not_tested(cluster, work)
         assert verdicts['mdxnode2']['verdict'] == 'pass'
         assert verdicts['mdxnode3']['verdict'] == 'not tested'
         assert 'drain' in verdicts['mdxnode3']['reasons'][0]
-        assert out.returncode == 1 and 'mdxnode3  not tested' in out.stdout
+        assert out.returncode == 1 and re.search(r'^mdxnode3\s+not tested\s', out.stdout, re.M), out.stdout
     finally:
         slurm('scontrol', 'update', 'nodename=mdxnode3', 'state=resume')
 
