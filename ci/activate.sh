@@ -5,6 +5,7 @@
 #   SLURM_CONF         -> the one-node cluster of ci/slurm.sh, if it was generated
 #                         and SLURM_CONF is not set already (a real site keeps its own)
 #   RFM_REFERENCE_PREFIX -> site-configs/references (reference data files)
+#   MDXBENCH_LOCAL_SLURM_CONF -> SLURM_CONF, if set (the Slurm the `local` system uses)
 #   MDXBENCH_ROOT, MDXBENCH_STATE_DIR
 # Then: reframe -c checks/ -r --system local
 _mdx_here=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/.." && pwd)
@@ -16,6 +17,10 @@ export RFM_CONFIG_FILES="$_mdx_here/site-configs/settings.py"
 export RFM_REFERENCE_PREFIX="${RFM_REFERENCE_PREFIX:-$_mdx_here/site-configs/references}"
 if [ -z "${SLURM_CONF:-}" ] && [ -f "$MDXBENCH_STATE_DIR/slurm/etc/slurm.conf" ]; then
     export SLURM_CONF="$MDXBENCH_STATE_DIR/slurm/etc/slurm.conf"
+fi
+# The `local` system is this machine's Slurm: ci/slurm.sh's, or the one SLURM_CONF names
+if [ -n "${SLURM_CONF:-}" ] && [ -z "${MDXBENCH_LOCAL_SLURM_CONF:-}" ]; then
+    export MDXBENCH_LOCAL_SLURM_CONF="$SLURM_CONF"
 fi
 case ":$PATH:" in
     *":$MDXBENCH_VENV/bin:"*) ;;

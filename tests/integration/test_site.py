@@ -1,6 +1,6 @@
 '''The "On a site" path of the README, as an operator would take it: an unprivileged user,
 a fresh clone, `ci/site-install.sh` (no root, no apt, no Elasticsearch), then the daily
-commands: list and dry-run every real system, a real run on `local` through the Slurm of
+commands: list and dry-run every real system (local, mdx2, laurel, aws-pcluster), a real run on `local` through the Slurm of
 this machine, and `mdxbench ingest` into the Elasticsearch of ci/.'''
 import os
 import pathlib
@@ -14,7 +14,8 @@ import pytest
 from conftest import ROOT, count, run
 
 USER = 'mdxbench-op'
-SYSTEMS = ('local', 'nscluster', 'mdx2', 'laurel', 'aws-pcluster')
+# the real systems (nscluster is ci/cluster.sh's test cluster, not a site's)
+SYSTEMS = ('local', 'mdx2', 'laurel', 'aws-pcluster')
 
 
 @pytest.fixture(scope='module')
