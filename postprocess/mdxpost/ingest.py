@@ -132,6 +132,7 @@ class Counts:
     malformed: int = 0      # perflog lines that could not be read: reported, dead-lettered
     pending: int = 0        # not acknowledged (Elasticsearch unreachable): next run
     unfinished: int = 0     # last lines still being written (no newline yet): next run
+    dry_run: int = 0        # lines of reframe --dry-run cases: no measurement, not sent
 
     def exit_code(self):
         if self.pending:
@@ -417,6 +418,10 @@ class Ingestor:
 
                 try:
                     records = perflog.parse_line(text)
+                except perflog.DryRunLine:
+                    self.counts.dry_run += 1
+                    self._marks.append((path, offset, lineno))
+                    continue
                 except perflog.PerflogError as err:
                     self.counts.malformed += 1
                     self._say(f'{path}:{lineno}: {err}')

@@ -82,6 +82,8 @@ def iter_perflog_records(paths, errors=None):
 
                 try:
                     yield from perflog.parse_line(line)
+                except perflog.DryRunLine:
+                    continue            # no measurement (reframe --dry-run)
                 except perflog.PerflogError as err:
                     if errors is not None:
                         errors.append(f'{f}:{n}: {err}')

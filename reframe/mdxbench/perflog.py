@@ -79,6 +79,12 @@ class PerflogError(ValueError):
     '''A perflog line that cannot be read; the message says why.'''
 
 
+class DryRunLine(Exception):
+    '''A line ReFrame writes for a ``--dry-run`` case: no job ran, so it has no job id and
+    no value, yet its result is ``pass``. It holds no measurement: readers count it apart,
+    never as a record and never as malformed.'''
+
+
 def _number(text, field, allow_null=True):
     if text in ('null', 'None', ''):
         if allow_null:
@@ -169,6 +175,8 @@ def parse_line(line):
                                f"{', '.join(BETTER)}, got {rec['perf_better']!r}")
 
         if rec['perf_value'] is None and base['result'] != 'fail':
+            if base['jobid'] in ('', 'null', 'None') and not base['nodelist']:
+                raise DryRunLine(f'{base["display_name"]}: a --dry-run line (no job, no value)')
             raise PerflogError(f"performance variable {rec['perf_var']!r} has no value "
                                f"but the test result is {base['result']!r}")
 

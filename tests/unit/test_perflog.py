@@ -84,3 +84,25 @@ def test_a_failed_test_keeps_its_records_without_values(fixture_text):
     cols[10] = 'pass'
     with pytest.raises(perflog.PerflogError, match='has no value but the test result'):
         perflog.parse_line('|'.join(cols))
+
+
+def test_dry_run_lines_are_no_records_and_not_malformed(fixture_text, tmp_path):
+    """ReFrame 4.10 writes a perflog line for each --dry-run case (captured from the site
+    test's dry run of aws-pcluster): result pass, no job, no values. It is no measurement:
+    DryRunLine, not PerflogError; the records reader skips it, and a real line with a
+    missing value is still an error."""
+    from mdxpost.records import iter_perflog_records
+
+    text = fixture_text('perflogs/aws-pcluster-c7i-4xlarge-FftwMpi2d-dryrun.log')
+    lines = text.splitlines()[1:]
+    assert len(lines) == 4
+    for line in lines:
+        with pytest.raises(perflog.DryRunLine):
+            perflog.parse_line(line)
+    f = tmp_path / 'FftwMpi2d.log'
+    f.write_text(text)
+    errors = []
+    assert list(iter_perflog_records([f], errors)) == [] and errors == []
+    # the same line with a job id is a run that passed without values: malformed
+    with pytest.raises(perflog.PerflogError, match='has no value'):
+        perflog.parse_line(lines[0].replace('|null||pass|', '|123|n1|pass|'))
