@@ -3,7 +3,7 @@ output): eight nodes, one slow, one failing its reference, one drained.'''
 import datetime as dt
 import json
 
-from mdxpost import acceptance, records
+from mdxbench.post import acceptance, records
 
 T = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 META = json.dumps({'tags': ['acceptance', 'memory']})

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from mdxpost import esclient
+from mdxbench.post import esclient
 
 
 def test_defaults_to_local_instance():

@@ -6,7 +6,7 @@ import random
 import polars as pl
 import pytest
 
-from mdxpost import events, records, regress
+from mdxbench.post import events, records, regress
 
 T0 = dt.datetime(2026, 10, 1, tzinfo=dt.timezone.utc)
 

@@ -10,8 +10,8 @@ record); a series without a declared direction is reported as ``no-direction``.
 '''
 import polars as pl
 
-from mdxpost.records import worse_sign
-from mdxpost.stats import SIGMA_PER_MAD, median_mad
+from mdxbench.post.records import worse_sign
+from mdxbench.post.stats import SIGMA_PER_MAD, median_mad
 
 KEYS = ['system', 'partition', 'check', 'perf_var', 'unit', 'better']
 
@@ -74,7 +74,7 @@ def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.
 
 
 def render(table, only_changes=True):
-    from mdxpost import textable
+    from mdxbench.post import textable
 
     rows = table.filter(pl.col('verdict').is_in(['regression', 'improvement'])) \
         if only_changes else table

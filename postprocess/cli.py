@@ -15,9 +15,9 @@ import pathlib
 import sys
 
 from mdxbench.sitecfg import state_dir
-from mdxpost import esclient
-from mdxpost import textable
-from mdxpost.ingest import (EXIT_LOCKED, EXIT_NOT_STORED, Ingestor, LockBusy,
+from mdxbench.post import esclient
+from mdxbench.post import textable
+from mdxbench.post.ingest import (EXIT_LOCKED, EXIT_NOT_STORED, Ingestor, LockBusy,
                             TlsVerificationError, count_documents)
 
 EXIT_USAGE = 2
@@ -52,7 +52,7 @@ def cmd_ingest(args):
 
 def read_records(paths):
     '''(records, errors) of every perflog line under paths; errors as "file:line: why".'''
-    from mdxpost.records import iter_perflog_records
+    from mdxbench.post.records import iter_perflog_records
 
     errors = []
     return list(iter_perflog_records(paths, errors)), errors
@@ -107,7 +107,7 @@ def cmd_summary(args):
 def _load(args):
     '''The records table from --from-es, --parquet or perflog paths; unreadable lines
     are reported on stderr.'''
-    from mdxpost import records
+    from mdxbench.post import records
 
     client = esclient.make_client(url=args.es_url) if args.from_es else None
     errors = []
@@ -132,7 +132,7 @@ def cmd_regress(args):
     import datetime as dt
     import json as _json
 
-    from mdxpost import events, regress
+    from mdxbench.post import events, regress
 
     df = _load(args)
 
@@ -157,7 +157,7 @@ def cmd_regress(args):
 
 
 def cmd_acceptance(args):
-    from mdxpost import acceptance
+    from mdxbench.post import acceptance
 
     df = _load(args)
 
@@ -177,7 +177,7 @@ def cmd_acceptance(args):
 
 
 def cmd_report(args):
-    from mdxpost import report
+    from mdxbench.post import report
 
     df = _load(args)
 
@@ -188,7 +188,7 @@ def cmd_report(args):
 
 
 def cmd_event(args):
-    from mdxpost import events
+    from mdxbench.post import events
 
     if args.action == 'add':
         ev = events.add(args.system, args.name, args.time, args.partition, args.note)
@@ -203,7 +203,7 @@ def cmd_event(args):
 
 
 def cmd_bench(args):
-    from mdxpost import bench
+    from mdxbench.post import bench
 
     if args.what == 'ingest':
         return bench.bench_ingest(args.records or 100000, args.sample,
@@ -214,7 +214,7 @@ def cmd_bench(args):
 
 
 def cmd_fidelity(args):
-    from mdxpost import fidelity
+    from mdxbench.post import fidelity
 
     return fidelity.main(args.repeats)
 

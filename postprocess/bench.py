@@ -50,7 +50,7 @@ def make_archive(directory, nrecords):
 def bench_ingest(nrecords, sample, url):
     from elasticsearch import Elasticsearch
 
-    from mdxpost.ingest import Ingestor, doc_id, index_name, to_document
+    from mdxbench.post.ingest import Ingestor, doc_id, index_name, to_document
 
     es = Elasticsearch(url, request_timeout=60)
     prefix = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
@@ -134,7 +134,7 @@ def _scan_child(path, mode):
 import resource, time, json, statistics, sys
 t0 = time.perf_counter()
 if {mode!r} == 'polars':
-    from mdxpost import records, regress
+    from mdxbench.post import records, regress
     df = records.from_parquet({str(path)!r})
     t = regress.compare(df, latest_runs=3, baseline_runs=10)
     n = t.filter(t['verdict'] == 'regression').height

@@ -11,7 +11,7 @@ import yaml
 
 from mdxbench import REPO_ROOT, references
 
-TABLES = REPO_ROOT / 'postprocess' / 'tables.yaml'
+TABLES = pathlib.Path(__file__).with_name('tables.yaml')
 LATEST = 5
 
 

@@ -11,8 +11,8 @@ import subprocess
 
 import polars as pl
 
-from mdxpost.records import has_tag, worse_sign
-from mdxpost.stats import SIGMA_PER_MAD, median_mad
+from mdxbench.post.records import has_tag, worse_sign
+from mdxbench.post.stats import SIGMA_PER_MAD, median_mad
 
 BAD_STATES = ('drain', 'drained', 'draining', 'down', 'fail', 'failing', 'maint', 'reserved',
               'not_responding', 'future')
@@ -79,7 +79,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
 
 
 def render(verdicts):
-    from mdxpost import textable
+    from mdxbench.post import textable
 
     return textable.render(('node', 'verdict', 'measurements', 'reasons'),
                            [(v['node'], v['verdict'], len(v['measurements']),

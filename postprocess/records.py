@@ -4,7 +4,7 @@ import json
 import pathlib
 
 from mdxbench import perflog
-from mdxpost.ingest import perflog_files
+from mdxbench.post.ingest import perflog_files
 
 COLUMNS = ('time', 'system', 'partition', 'environ', 'check', 'perf_var', 'value', 'unit',
            'better', 'ref', 'result', 'jobid', 'nodes', 'tags', 'params', 'meta')

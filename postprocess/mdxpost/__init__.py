@@ -1,1 +1,0 @@
-'''mdxpost: mdxbench's postprocessing (perflogs to Elasticsearch, summaries, reports).'''
