@@ -1,24 +1,23 @@
 # The FFT application kernel of Guidi et al. (FFTW MPI, strong scaling on 1, 2, 4 and 8
 # nodes, median of 10, time split into computation and communication): a 2-D complex FFT
-# of N x N points with one MPI rank per core, compiled in the job from checks/apps/src
-# against the environment's FFTW (Debian's on `local`, the Spack view's `fftw +mpi`
-# elsewhere). Its result is checked against FFTW's own distributed plan before timing.
+# of N x N points with one MPI rank per core, built by ReFrame (SingleSource, the
+# environment's MPI compiler wrapper) from checks/apps/src against the environment's FFTW
+# (Debian's on `local`, the Spack view's `fftw +mpi` elsewhere). Its result is checked
+# against FFTW's own distributed plan before timing.
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.apps import fft_compile, skip_unless_fftw_mpi
-from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.apps import FftKernelBuild
+from mdxbench.base import MdxBenchBuiltTest, partition_facts
 from mdxbench.jobsteps import skip_unless_nodes
 from mdxbench.parsers import fft
 
 
 @rfm.simple_test
-class FftwMpi2d(MdxBenchTest):
+class FftwMpi2d(MdxBenchBuiltTest, FftKernelBuild):
     descr = '2-D complex FFT with FFTW MPI: computation and communication (transpose) times'
     tags = {'apps', 'mpi'}
     bench_name = 'fftw-mpi-bench'
-    bench_binary = 'mpicc'
-    sourcesdir = 'src'
     parser = staticmethod(fft.parse)
     num_nodes = parameter([1, 2, 4, 8])
     #: points per dimension, the same for every node count (strong scaling)
@@ -33,19 +32,16 @@ class FftwMpi2d(MdxBenchTest):
                   'comm_share': ('comm_percent', '%', 'lower')}
 
     @run_after('setup')
-    def require_nodes_and_fftw(self):
+    def require_nodes(self):
         skip_unless_nodes(self, self.num_nodes)
-        skip_unless_fftw_mpi(self)
 
     @run_before('run')
-    def compile_and_launch(self):
+    def launch(self):
         tpn = self.tasks_per_node or partition_facts(self.current_partition)['cores']
         self.num_tasks_per_node = tpn
         self.num_tasks = tpn * self.num_nodes
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = 1
-        self.prerun_cmds = [fft_compile(self.bench_path)]
-        self.executable = './fftw-mpi-bench'
         self.executable_opts = [str(self.points), str(self.repeats)]
 
     def derive(self, results):

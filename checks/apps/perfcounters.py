@@ -9,8 +9,8 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from mdxbench.apps import fft_compile, skip_unless_fftw_mpi
-from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.apps import FftKernelBuild
+from mdxbench.base import MdxBenchBuiltTest, partition_facts
 from mdxbench.parsers import fft, perfstat
 
 HARDWARE = ('instructions', 'cycles', 'cache-references', 'cache-misses')
@@ -18,12 +18,11 @@ SOFTWARE = ('page-faults', 'task-clock')
 
 
 @rfm.simple_test
-class PerfCountersFft(MdxBenchTest):
+class PerfCountersFft(MdxBenchBuiltTest, FftKernelBuild):
     descr = 'perf stat of the FFT kernel on one core: instructions, IPC, cache misses, page faults'
     tags = {'apps', 'counters'}
     bench_name = 'perf'
     bench_binary = 'perf'
-    sourcesdir = 'src'
     output_file = 'perf.csv'
     parser = staticmethod(perfstat.parse)
     points = variable(int, value=4096)
@@ -38,19 +37,18 @@ class PerfCountersFft(MdxBenchTest):
                   'page_faults': ('page_faults', 'count', 'lower')}
 
     @run_after('setup')
-    def require_pmu_and_fftw(self):
+    def require_pmu(self):
         where = f'{self.current_system.name}:{self.current_partition.name}'
         self.skip_if(self.skip_without_pmu and
                      partition_facts(self.current_partition).get('pmu') is False,
                      f'{where} has no hardware PMU for perf (facts.pmu is false: a VM '
                      f'without a virtual PMU)')
-        skip_unless_fftw_mpi(self)
 
     @run_before('run')
     def set_command(self):
         self.num_tasks = 1
         self.num_cpus_per_task = 1
-        self.prerun_cmds = [fft_compile('mpicc'), f'{self.bench_path} --version']
+        self.prerun_cmds = [f'{self.bench_path} --version']
         self.executable = self.bench_path
         self.executable_opts = ['stat', '-x,', '-o', self.output_file, '-e',
                                 ','.join(HARDWARE + SOFTWARE), '--', './fftw-mpi-bench',

@@ -1,10 +1,11 @@
-'''The application kernels of checks/apps/src, compiled in the job against the
-environment's libraries: where their headers are, and the compile step.'''
+'''The application kernels of checks/apps/src, built by ReFrame against the environment's
+libraries: where their headers are, and how the FFT kernel is built.'''
 import os
 
-from mdxbench.base import job_environment
+import reframe as rfm
+from reframe.core.builtins import run_after, run_before
 
-FFT_SOURCE = 'fftw-mpi-bench.c'
+from mdxbench.base import job_environment
 
 
 def find_header(name, env):
@@ -15,14 +16,6 @@ def find_header(name, env):
                 None)
 
 
-def fft_compile(mpicc):
-    '''Job-script line that builds ./fftw-mpi-bench, failing the job with the compiler's
-    words (which the FFT parser reports) when it cannot.'''
-    return (f'{mpicc} -O3 -o fftw-mpi-bench {FFT_SOURCE} -lfftw3_mpi -lfftw3 -lm '
-            '> compile.log 2>&1 || { echo "fftw-mpi-bench: compile failed:"; cat compile.log; '
-            'exit 1; }')
-
-
 def skip_unless_fftw_mpi(test):
     '''Skip ``test``, with the reason, where the job's environment has no FFTW MPI.'''
     env = job_environment(test.current_environ, test.current_partition)
@@ -30,3 +23,27 @@ def skip_unless_fftw_mpi(test):
                  f'FFTW MPI (fftw3-mpi.h) is not installed on {test.current_system.name}:'
                  f'{test.current_partition.name} with environment {test.current_environ.name}:'
                  f' not in CPATH or /usr/include')
+
+
+class FftKernelBuild(rfm.RegressionTestPlugin):
+    '''For a :class:`~mdxbench.base.MdxBenchBuiltTest`: ReFrame's ``SingleSource`` build of
+    the FFT kernel (``src/fftw-mpi-bench.c`` -> ``./fftw-mpi-bench``) with the
+    environment's MPI wrapper against its FFTW MPI (headers and libraries from CPATH and
+    LIBRARY_PATH, which the Spack environment exports); skipped where FFTW MPI is absent.
+    A failed build is ReFrame's build failure, with the compiler's words.'''
+
+    @run_after('init')
+    def fft_kernel_build(self):
+        self.compiler = 'mpicc'
+        self.build_system = 'SingleSource'
+        self.sourcepath = 'fftw-mpi-bench.c'
+        self.executable = './fftw-mpi-bench'     # what the build makes (ReFrame's rule)
+
+    @run_after('setup')
+    def require_fftw_mpi(self):
+        skip_unless_fftw_mpi(self)
+
+    @run_before('compile')
+    def fft_kernel_flags(self):
+        self.build_system.cflags = ['-O3']
+        self.build_system.ldflags = ['-lfftw3_mpi', '-lfftw3', '-lm']

@@ -93,14 +93,9 @@ def peak_gflops(facts):
     return facts['cores'] * facts['clock_ghz'] * facts['flops_per_cycle']
 
 
-class MdxBenchTest(rfm.RunOnlyRegressionTest):
-    '''A run-only benchmark whose output a pure parser turns into performance values.'''
-
-    valid_systems = ['*']
-    #: environments that swap the BLAS (extras ``blas``, e.g. ``mkl``) only serve the
-    #: checks whose benchmark uses one (they set ``uses_blas``)
-    valid_prog_environs = ['-blas']
-    maintainers = ['mdxbench']
+class MdxBenchMixin(rfm.RegressionTestPlugin):
+    '''What every mdxbench check has, built or run-only: a benchmark whose output a pure
+    parser turns into performance values, with their direction and provenance.'''
 
     #: the benchmark calls BLAS: it runs in every environment, and the BLAS it resolved in
     #: the job (libblas.so.3 -> file, and the package of that file) goes to meta.blas
@@ -110,6 +105,7 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
     bench_name = variable(str)
 
     #: Executable that must exist on the environment's PATH, or the check is skipped
+    #: (empty for a benchmark the test builds: :class:`MdxBenchBuiltTest`)
     bench_binary = variable(str)
 
     #: File to parse, relative to the stage directory; empty: the job's stdout
@@ -146,19 +142,25 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
     #: benchmarks directory); variables are expanded as the job will see them
     bench_search_dirs = variable(typ.List[str], value=[])
 
-    @run_after('setup')
-    def locate_binary(self):
+    def find_or_skip(self, binary, what):
+        '''Path of ``binary`` as the job will find it (its PATH, then
+        ``bench_search_dirs``); the test is skipped, naming ``what``, where it is not.'''
         env = job_environment(self.current_environ, self.current_partition)
         extra = [expand(d, env) for d in self.bench_search_dirs]
         path = os.pathsep.join([env.get('PATH', '')] + [d for d in extra if '$' not in d])
-        found = shutil.which(self.bench_binary, path=path)
+        found = shutil.which(binary, path=path)
         self.skip_if(
             found is None,
-            f'{self.bench_binary} ({self.bench_name}) is not installed on '
+            f'{binary} ({what}) is not installed on '
             f'{self.current_system.name}:{self.current_partition.name} with environment '
             f'{self.current_environ.name}: not found on PATH={path}'
         )
-        self.bench_path = found
+        return found
+
+    @run_after('setup')
+    def locate_binary(self):
+        if self.bench_binary:       # empty: the benchmark is the program the test builds
+            self.bench_path = self.find_or_skip(self.bench_binary, self.bench_name)
 
     @run_after('init')
     def blas_environments(self):
@@ -285,6 +287,10 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
         cmd = ' '.join([self.executable] + [str(o) for o in self.executable_opts])
         return f'{launcher} {cmd}'.strip()
 
+    def toolchain_meta(self):
+        '''Provenance of the compiler of a built benchmark (nothing for run-only tests).'''
+        return {}
+
     @loggable
     @property
     def mdx_meta(self):
@@ -306,7 +312,72 @@ class MdxBenchTest(rfm.RunOnlyRegressionTest):
             if srcs:
                 meta['reference_source'] = srcs
 
+        meta.update(self.toolchain_meta())
         meta.update(self.param_values())
         meta['params'] = self.param_values()    # the parameters alone, for readers
         meta.update(self.mdx_extra)
         return perflog.encode_meta(meta)
+
+
+class MdxBenchTest(rfm.RunOnlyRegressionTest, MdxBenchMixin):
+    '''A run-only benchmark: its binary comes from the environment (Debian's tools, the
+    Spack view, a module).'''
+
+    valid_systems = ['*']
+    #: environments that swap the BLAS (extras ``blas``, e.g. ``mkl``) only serve the
+    #: checks whose benchmark uses one (they set ``uses_blas``)
+    valid_prog_environs = ['-blas']
+    maintainers = ['mdxbench']
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_version(path):
+    '''First line of ``path --version`` (the MPI wrapper shows the compiler behind it).'''
+    try:
+        out = subprocess.run([path, '--version'], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as err:
+        return f'unknown ({err})'
+    return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) \
+        else 'unknown'
+
+
+class MdxBenchBuiltTest(rfm.RegressionTest, MdxBenchMixin):
+    '''A benchmark that ReFrame builds from the check's ``src/`` with one of its build
+    systems (``SingleSource``, ``Make``, ...), then runs. ``compiler`` is the compiler the
+    build uses (an MPI wrapper for an MPI program), looked up like a benchmark binary (the
+    test is skipped where the environment has none); it is the toolchain, recorded in
+    ``meta.toolchain`` (path, package or Spack spec, ``--version``), while the benchmark
+    recorded in ``meta.bench_path`` is the program built in the stage directory.'''
+
+    valid_systems = ['*']
+    valid_prog_environs = ['-blas']
+    maintainers = ['mdxbench']
+    sourcesdir = 'src'
+    bench_binary = ''
+
+    #: the build's C compiler (an MPI wrapper for MPI programs)
+    compiler = variable(str, value='cc')
+
+    #: resolved path of ``compiler``
+    compiler_path = variable(str, value='')
+
+    @run_after('setup')
+    def locate_compiler(self):
+        self.compiler_path = self.find_or_skip(self.compiler,
+                                               f'the compiler of {self.bench_name}')
+
+    @run_before('compile')
+    def use_compiler(self):
+        self.build_system.cc = self.compiler_path
+
+    @run_after('compile')
+    def built_program(self):
+        if not self.bench_binary:
+            self.bench_path = os.path.join(self.stagedir, os.path.basename(self.executable))
+
+    def toolchain_meta(self):
+        if not self.compiler_path:
+            return {}
+        return {'toolchain': {'compiler': self.compiler_path,
+                              'version': compiler_version(self.compiler_path),
+                              **binary_provenance(self.compiler_path)}}

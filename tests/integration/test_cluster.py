@@ -115,6 +115,13 @@ def test_inter_node_checks_produce_values(cluster, work):
     assert set(fft) == {1, 2}, [r['check'] for r in recs]
     assert len(set(fft[2]['nodelist'])) == 2 and fft[2]['meta']['num_tasks'] == 4
     assert all(r['perf_value'] > 0 and r['meta']['n'] == 1024 for r in fft.values())
+    # built by ReFrame (SingleSource): the compiler is the toolchain, the benchmark is the
+    # program built in the stage directory
+    for r in fft.values():
+        tc = r['meta']['toolchain']
+        assert tc['compiler'].endswith('/mpicc') and tc['source'] == 'debian', tc
+        assert r['meta']['bench_path'].endswith('/fftw-mpi-bench'), r['meta']['bench_path']
+        assert '/stage/' in r['meta']['bench_path'], r['meta']['bench_path']
 
     # OSU and IOR are not installable here: skipped with the reason, never passed
     for name in ('OsuLatency', 'OsuBandwidth', 'Ior'):
