@@ -3,11 +3,16 @@
     mdxbench ingest [PATH ...]     perflogs -> Elasticsearch (lossless, idempotent)
     mdxbench summary [PATH ...]    table of perflog records, and the Elasticsearch count
     mdxbench regress [PATH ...]    regressions against a baseline (exit 1 when any)
+    mdxbench changes [PATH ...]    change points over each series' history, explained
     mdxbench event add|list        system events to cut the baseline at
     mdxbench acceptance [PATH ...] per-node verdicts of the acceptance checks
-    mdxbench report --out DIR      the papers' tables and figures (HTML, PNG)
+    mdxbench report --out DIR      the papers' tables, figures and trend pages (HTML)
+    mdxbench references propose    reference entries from the latest stable measurements
+    mdxbench export --out F        the records as Parquet (for --parquet)
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
-    mdxbench bench ingest|regress  speed and memory of ingest and of the regression scan
+    mdxbench bench ingest|regress|changes
+                                   speed and memory of ingest, of the regression scan and
+                                   of the change-point scan (and its detection quality)
 '''
 import argparse
 import os
@@ -21,6 +26,8 @@ from mdxbench.post.ingest import (EXIT_LOCKED, EXIT_NOT_STORED, Ingestor, LockBu
                             TlsVerificationError, count_documents)
 
 EXIT_USAGE = 2
+#: mdxbench changes: a change point to the worse side was found
+EXIT_CHANGE_REGRESSION = 1
 
 
 def default_perflog_dir():
@@ -156,6 +163,75 @@ def cmd_regress(args):
     return 1 if counts['regression'] else 0
 
 
+def _since(text):
+    import datetime as dt
+
+    if not text:
+        return None
+    t = dt.datetime.fromisoformat(text)
+    if t.tzinfo is None:
+        raise ValueError(f'--since {text!r} needs a time zone (e.g. 2026-11-01T00:00:00+00:00)')
+    return t
+
+
+def cmd_changes(args):
+    import json as _json
+
+    from mdxbench.post import changes, events
+
+    df = _load(args)
+    if args.system:
+        df = df.filter(df['system'] == args.system)
+    tuning = {k: v for k, v in (('penalty', args.penalty), ('min_effect', args.min_effect),
+                                ('max_pvalue', args.max_pvalue)) if v is not None}
+    cps = changes.find(df, events.load(), since=_since(args.since), **tuning)
+    regressions = sum(c['verdict'] == 'regression' for c in cps)
+    if args.format == 'json':
+        print(_json.dumps({'change_points': cps, 'regressions': regressions,
+                           'series': df.select(changes.SERIES).unique().height},
+                          indent=1, default=str))
+    else:
+        print(changes.render(cps) if cps else 'no change point')
+        for c in cps:
+            print(f"  {c['verdict']}: {c['explanation']}")
+        print(f"\nchange points {len(cps)}, regressions {regressions}")
+    return EXIT_CHANGE_REGRESSION if regressions else 0
+
+
+def cmd_export(args):
+    df = _load(args)
+    out = pathlib.Path(args.out)
+    tmp = out.with_name(out.name + '.tmp')
+    df.write_parquet(tmp)
+    tmp.replace(out)
+    print(f'mdxbench export: {df.height} records to {out}')
+    return 0
+
+
+def cmd_references(args):
+    from mdxbench import references
+    from mdxbench.post import proposals
+
+    df = _load(args)
+    out = pathlib.Path(args.out or references.reference_dir() / f'measured-{args.system}.yaml')
+    entries, notes = proposals.propose(df, args.system, since=_since(args.since))
+    new, old, kept = proposals.merge(entries, out, args.reference_dir)
+    for n in notes:
+        print(f'no proposal: {n}')
+    for k in kept:
+        print(f'paper figure kept: {k}')
+    text = proposals.diff(old, new, out)
+    print(text or f'{out}: no change')
+    if not args.dry_run and text:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + '.tmp')
+        tmp.write_text(new)
+        tmp.replace(out)
+    print(f'{len(entries)} series proposed, {len(kept)} kept paper figures, {len(notes)} '
+          f'without a proposal; {"not written (--dry-run)" if args.dry_run else out}')
+    return 0
+
+
 def cmd_acceptance(args):
     from mdxbench.post import acceptance
 
@@ -204,6 +280,12 @@ def cmd_event(args):
 
 def cmd_bench(args):
     from mdxbench.post import bench
+
+    if args.what == 'changes':
+        from mdxbench.post import bench_changes
+
+        return bench_changes.main(series=args.series, runs=args.runs,
+                                  naive_series=args.naive_series, trials=args.trials)
 
     if args.what == 'ingest':
         return bench.bench_ingest(args.records or 100000, args.sample,
@@ -268,6 +350,39 @@ def build_parser():
     p.add_argument('--all', action='store_true', help='show unchanged series too')
     p.add_argument('--json', help='write the whole table as JSON here')
     p.set_defaults(fn=cmd_regress)
+    p = sub.add_parser('changes', help="change points over each series' whole history, "
+                       'explained by what changed with them (exit 1 when one is a regression)')
+    _source_args(p)
+    p.add_argument('--system', help='only this system')
+    p.add_argument('--since', metavar='TIME', help='report only change points whose first run '
+                   'is at or after this ISO time (the whole history is still analysed)')
+    p.add_argument('--format', choices=['table', 'json'], default='table')
+    p.add_argument('--penalty', type=float,
+                   help='segmentation penalty per change point, x ln(runs), in noise units '
+                   '(default 6)')
+    p.add_argument('--min-effect', type=float,
+                   help='smallest relative change of the median kept (default 0.03 = 3%%)')
+    p.add_argument('--max-pvalue', type=float,
+                   help='Mann-Whitney U p-value a change point must reach (default 0.01)')
+    p.set_defaults(fn=cmd_changes)
+    p = sub.add_parser('export', help='the records table (from perflogs or Elasticsearch) '
+                       'as a Parquet file, for --parquet')
+    _source_args(p)
+    p.add_argument('--out', required=True, help='Parquet file to write')
+    p.set_defaults(fn=cmd_export)
+    p = sub.add_parser('references', help='reference entries proposed from measurements')
+    rsub = p.add_subparsers(dest='action', required=True)
+    pr = rsub.add_parser('propose', help='for every series of a system: the median of its '
+                         'latest stable segment, with a tolerance from its noise')
+    _source_args(pr)
+    pr.add_argument('--system', required=True)
+    pr.add_argument('--since', metavar='TIME', help='only runs at or after this ISO time')
+    pr.add_argument('--out', help='references file to write (default: '
+                    '<references dir>/measured-<system>.yaml)')
+    pr.add_argument('--reference-dir', help='directory of the references whose paper '
+                    'figures are kept (default: $MDXBENCH_REFERENCE_DIR or site-configs/references)')
+    pr.add_argument('--dry-run', action='store_true', help='print the diff, write nothing')
+    pr.set_defaults(fn=cmd_references)
     p = sub.add_parser('acceptance', help='per-node verdicts of the acceptance checks')
     _source_args(p)
     p.add_argument('--system')
@@ -292,8 +407,14 @@ def build_parser():
     pa.add_argument('--note')
     esub.add_parser('list')
     p.set_defaults(fn=cmd_event)
-    p = sub.add_parser('bench', help='benchmarks of mdxbench itself (ingest, regress)')
-    p.add_argument('what', choices=['ingest', 'regress'])
+    p = sub.add_parser('bench', help='benchmarks of mdxbench itself (ingest, regress, changes)')
+    p.add_argument('what', choices=['ingest', 'regress', 'changes'])
+    p.add_argument('--series', type=int, default=10000, help='changes: series in the store')
+    p.add_argument('--runs', type=int, default=365, help='changes: runs per series')
+    p.add_argument('--naive-series', type=int, default=200,
+                   help='changes: series the one-at-a-time baseline is timed on')
+    p.add_argument('--trials', type=int, default=1000,
+                   help='changes: generated histories per quality row')
     p.add_argument('--records', type=int)
     p.add_argument('--sample', type=int, default=5000,
                    help='records sent one per request for the baseline rate')

@@ -7,7 +7,8 @@ from mdxbench import perflog
 from mdxbench.post.ingest import perflog_files
 
 COLUMNS = ('time', 'system', 'partition', 'environ', 'check', 'perf_var', 'value', 'unit',
-           'better', 'ref', 'result', 'jobid', 'nodes', 'tags', 'params', 'meta')
+           'better', 'ref', 'lower', 'upper', 'result', 'jobid', 'nodes', 'tags', 'params',
+           'meta')
 
 
 def worse_sign():
@@ -31,7 +32,8 @@ def _row(r):
     return {'time': r['completion_time'], 'system': r['system'], 'partition': r['partition'],
             'environ': r['environ'], 'check': r['display_name'], 'perf_var': r['perf_var'],
             'value': r['perf_value'], 'unit': r['perf_unit'], 'better': r['perf_better'],
-            'ref': r['perf_ref'], 'result': r['perf_result'], 'jobid': r['jobid'],
+            'ref': r['perf_ref'], 'lower': r['perf_lower_thres'],
+            'upper': r['perf_upper_thres'], 'result': r['perf_result'], 'jobid': r['jobid'],
             'nodes': ','.join(r['nodelist']), 'tags': ','.join(r['meta'].get('tags') or []),
             'params': _params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
 
@@ -50,7 +52,8 @@ def schema():
 
     return {'time': pl.Utf8, 'system': pl.Utf8, 'partition': pl.Utf8, 'environ': pl.Utf8,
             'check': pl.Utf8, 'perf_var': pl.Utf8, 'value': pl.Float64, 'unit': pl.Utf8,
-            'better': pl.Utf8, 'ref': pl.Float64, 'result': pl.Utf8, 'jobid': pl.Utf8,
+            'better': pl.Utf8, 'ref': pl.Float64, 'lower': pl.Float64, 'upper': pl.Float64,
+            'result': pl.Utf8, 'jobid': pl.Utf8,
             'nodes': pl.Utf8, 'tags': pl.Utf8, 'params': pl.Utf8, 'meta': pl.Utf8}
 
 
@@ -106,7 +109,8 @@ def from_elasticsearch(client, prefix, query=None):
                      'environ': d['environ'], 'check': d['display_name'],
                      'perf_var': d['perf_var'], 'value': d['perf_value'], 'unit': d['perf_unit'],
                      'better': d.get('perf_better'),
-                     'ref': d.get('perf_ref'), 'result': d.get('perf_result'),
+                     'ref': d.get('perf_ref'), 'lower': d.get('perf_lower_thres'),
+                     'upper': d.get('perf_upper_thres'), 'result': d.get('perf_result'),
                      'jobid': d['jobid'], 'nodes': ','.join(d.get('nodelist') or []),
                      'tags': ','.join(json.loads(tags) if isinstance(tags, str) else tags),
                      'params': _params(meta), 'meta': json.dumps(meta, sort_keys=True)})

@@ -1,7 +1,8 @@
 '''The papers' tables and figures from stored results, as PNG files and one static HTML
-page (``mdxbench report --out DIR``). Tables are data (postprocess/tables.yaml); each cell is
-the median of the latest runs of a measurement, beside the paper's figure where the
-references have one.'''
+page (``mdxbench report --out DIR``), with the trend pages beside it (``trends.html``,
+:mod:`mdxbench.post.trends`). Tables are data (postprocess/tables.yaml); each cell is the
+median of the latest runs of a measurement, beside the paper's figure where the references
+have one; every other system:partition present in the data gets a column of its own.'''
 import html
 import json
 import pathlib
@@ -35,6 +36,26 @@ def cell(df, target, check, var, params):
     return sel.sort('time').tail(LATEST)['value'].median()
 
 
+def measured_columns(df, table):
+    '''A column for each system:partition that has records of the table's measurements
+    but is not one of its declared columns: the machine a user just measured stands beside
+    the papers' figures.'''
+    declared = {c['target'] for c in table['columns']}
+    want = pl.lit(False)
+    for r in table['rows']:
+        for m in measurements(r):
+            want = want | ((pl.col('check_class') == m['check']) & (pl.col('perf_var') == m['var']))
+    found = df.filter(want).select((pl.col('system') + ':' + pl.col('partition')).alias('t')) \
+        .unique().sort('t')['t'].to_list()
+    return [{'label': f'{t} (measured)', 'target': t} for t in found if t not in declared]
+
+
+def measurements(row):
+    '''The row's measurement, then its stand-ins (``also``: the same quantity measured by
+    another check, e.g. HPCC's HPL where MKL's LINPACK is not installed), in order.'''
+    return [{'check': row['check'], 'var': row['var']}] + list(row.get('also') or [])
+
+
 def paper_value(entries, check, target, var, params):
     for e in entries:
         if (e['check'] == check and e['target'] == target and e['var'] == var and
@@ -49,14 +70,20 @@ def build_tables(df, tables=None):
     entries = references.load()
     out = []
     for t in tables or yaml.safe_load(TABLES.read_text()):
+        t = dict(t, columns=t['columns'] + measured_columns(df, t))
         rows = []
         for r in t['rows']:
             cells = []
             for c in t['columns']:
                 params = dict(r.get('params', {}), **c.get('params', {}))
-                v = cell(df, c['target'], r['check'], r['var'], params)
+                v, via = None, None
+                for m in measurements(r):
+                    v = cell(df, c['target'], m['check'], m['var'], params)
+                    if v is not None:
+                        via = m['check'] if m['check'] != r['check'] else None
+                        break
                 p, src = paper_value(entries, r['check'], c['target'], r['var'], params)
-                cells.append({'measured': v, 'paper': p, 'source': src})
+                cells.append({'measured': v, 'via': via, 'paper': p, 'source': src})
 
             ratio = None
             if t.get('ratio'):
@@ -90,7 +117,9 @@ def tables_html(tables):
             for c in r['cells']:
                 paper = (f' <span class="paper" title="{html.escape(c["source"] or "")}">'
                          f'(paper {_fmt(c["paper"])})</span>') if c['paper'] else ''
-                tds += f'<td>{_fmt(c["measured"])}{paper}</td>'
+                via = (f' <span class="via">({html.escape(c["via"])})</span>'
+                       if c.get('via') and c['measured'] is not None else '')
+                tds += f'<td>{_fmt(c["measured"])}{via}{paper}</td>'
 
             if t['ratio']:
                 tds += f'<td>{_fmt(r["ratio"])}</td>'
@@ -122,18 +151,6 @@ def figures(df, outdir):
         fig.savefig(outdir / name, dpi=90)
         plt.close(fig)
         made.append((name, caption))
-
-    tri = df.filter(pl.col('perf_var') == 'triad').sort('time')
-    if tri.height:
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for (s, p, c), g in tri.group_by(['system', 'partition', 'check_class'],
-                                         maintain_order=True):
-            ax.plot(g['time'].to_list(), g['value'].to_list(), marker='.', label=f'{s}:{p} {c}')
-        ax.set_ylabel('Triad (GB/s)')
-        ax.set_xlabel('run completion time')
-        fig.autofmt_xdate()
-        ax.legend(fontsize=7)
-        save(fig, 'memory-trend.png', 'Memory bandwidth (Triad) over time, per system')
 
     ip = df.filter(pl.col('check_class') == 'Iperf3Throughput')
     if ip.height:
@@ -247,13 +264,19 @@ table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
 th, td {{ border: 1px solid #999; padding: 0.3em 0.6em; text-align: right; }}
 thead th, tbody th {{ background: #eee; text-align: left; }}
 .paper {{ color: #666; font-size: 85%; }}
+.via {{ color: #a60; font-size: 85%; }}
 figure {{ display: inline-block; margin: 0.5em; }}
 </style></head>
 <body data-images="{nimages}">
 <h1>mdxbench report</h1>
 <p>{nrecords} records, {first} to {last}. Cells: median of the latest {latest} runs;
-in parentheses the paper's figure where site-configs/references holds one.</p>
+in parentheses the paper's figure where site-configs/references holds one; a check's name
+in a cell says which stand-in measured it (e.g. HPCC's HPL where MKL's LINPACK is absent).
+Columns marked "(measured)" are the other systems present in the data.</p>
 {tables}
+<h2>Trends</h2>
+<p><a href="trends.html">trends.html</a>: {ncharts} series over time, {ncps} change points
+(one chart per series, with events, change points, segment medians and references).</p>
 <h2>Figures</h2>
 {figures}
 <script>
@@ -270,13 +293,17 @@ window.addEventListener('load', function () {{
 def write(df, outdir):
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    from mdxbench.post import events as _events, trends
+
     tables = build_tables(df)
     figs = figures(df, outdir)
+    ncharts, cps = trends.write(df, outdir / 'trends.html', _events.load())
     fig_html = '\n'.join(f'<figure><img src="{n}" alt="{html.escape(c)}" width="540">'
                          f'<figcaption>{html.escape(c)}</figcaption></figure>' for n, c in figs) \
         or '<p>No series to plot yet.</p>'
     times = df['time'].drop_nulls()
-    page = PAGE.format(nimages=len(figs), nrecords=df.height, latest=LATEST,
+    page = PAGE.format(nimages=len(figs), nrecords=df.height, latest=LATEST, ncharts=ncharts,
+                       ncps=len(cps),
                        first=times.min() if len(times) else '-',
                        last=times.max() if len(times) else '-',
                        tables=tables_html(tables), figures=fig_html)

@@ -34,6 +34,7 @@ from mdxbench.parsers import ParseError, PartialResult, libinfo
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), 'scripts')
 BETTER = perflog.BETTER
+NODE_KERNEL_FILE = 'node-kernel.txt'
 
 
 @functools.lru_cache(maxsize=None)
@@ -184,6 +185,19 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         if self.uses_blas:
             self.prerun_cmds += [f'sh {SCRIPTS}/libinfo.sh {self.bench_path} > libinfo.txt']
 
+    @run_before('run', always_last=True)
+    def record_node_kernel(self):
+        '''The compute node's kernel release (``uname -r`` in the job, not on the login
+        node) goes to ``meta.kernel``: a kernel update is a change point's usual cause.'''
+        self.prerun_cmds = [f'uname -r > {NODE_KERNEL_FILE}'] + self.prerun_cmds
+
+    def node_kernel(self):
+        try:
+            with open(os.path.join(self.stagedir, NODE_KERNEL_FILE)) as fp:
+                return fp.read().strip() or 'unknown'
+        except OSError:
+            return 'unknown'
+
     def check_blas(self):
         '''meta.blas: the BLAS the job resolved; it must be the environment's, if declared.'''
         path = os.path.join(self.stagedir, 'libinfo.txt')
@@ -267,6 +281,7 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
 
         if self.uses_blas:
             self.check_blas()
+        self.mdx_extra = dict(self.mdx_extra, kernel=self.node_kernel())
 
         missing = [k for k, _, _ in self.perf_table.values() if k not in self.results]
         if missing:

@@ -44,6 +44,11 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     assert stream['measured'] > 0                      # local STREAM Triad from the perflogs
     t1 = tables[0]['rows'][0]['cells']
     assert t1[0]['paper'] == 1344 and t1[1]['paper'] == 656   # the papers' Table 1
+    # the machine measured here stands beside the papers: a column of its own, its memory
+    # figure from HPCC's STREAM standing in for BabelStream
+    assert tables[0]['columns'][-1] == 'local:debug (measured)'
+    mem = tables[0]['rows'][1]['cells'][-1]
+    assert mem['via'] == 'HpccStream' and mem['measured'] == stream['measured']
     warp = tables[4]['rows'][0]['cells']                       # no S3 here: paper figures only
     assert warp[0]['paper'] == 898 and warp[1]['paper'] == 293
 
@@ -55,7 +60,8 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     loaded = int(dom.stdout.split('data-images-loaded="')[1].split('"')[0])
     assert n >= 1 and loaded == n
     made = {f.name for f in (tmp_path / 'report').glob('*.png')}
-    assert {'memory-trend.png', 'cache-sweep.png', 'fft-split.png'} <= made, made
+    assert {'cache-sweep.png', 'fft-split.png'} <= made, made
+    assert (tmp_path / 'report' / 'trends.html').stat().st_size > 1_000_000   # Plotly inside
     assert n == len(made)
     assert console == []
 

@@ -137,12 +137,16 @@ def test_report_tables_name_only_what_exists(checks):
     for t in tables:
         for col in t['columns']:
             for row in t['rows']:
-                info = checks.get(row['check'], {'perf_vars': {}})
-                entries.append({
-                    'file': 'postprocess/tables.yaml', 'key': f"{t['id']}: {row['label']}",
-                    'check': row['check'], 'target': col['target'], 'var': row['var'],
-                    'unit': info['perf_vars'].get(row['var']), 'source': t['title'],
-                    'when': {**(col.get('params') or {}), **(row.get('params') or {})},
-                })
+                unit = checks.get(row['check'], {'perf_vars': {}})['perf_vars'].get(row['var'])
+                for m in [row] + (row.get('also') or []):
+                    info = checks.get(m['check'], {'perf_vars': {}})
+                    # a stand-in measures the same quantity: the same unit
+                    assert info['perf_vars'].get(m['var']) in (unit, None), (row, m)
+                    entries.append({
+                        'file': 'postprocess/tables.yaml', 'key': f"{t['id']}: {row['label']}",
+                        'check': m['check'], 'target': col['target'], 'var': m['var'],
+                        'unit': info['perf_vars'].get(m['var']), 'source': t['title'],
+                        'when': {**(col.get('params') or {}), **(row.get('params') or {})},
+                    })
     assert len(entries) >= 20
     assert validate(entries, checks, targets) == []

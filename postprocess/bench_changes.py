@@ -1,0 +1,153 @@
+'''``mdxbench bench changes``: speed, memory and detection quality of the change-point
+scan (figures printed; nothing here is a timed test).
+
+Speed: a Parquet store of ``series`` x ``runs`` records (default 10,000 x 365 = 3.65 M),
+2% CV noise, 1% of the series with a 10% step. The scan (``changes.find`` over the
+records table: one sort, contiguous slices of one NumPy array, ruptures' C segmentation)
+runs in a child process so its peak memory is its own; the baseline is the same detector
+fed naively, one series at a time filtered out of the table and turned into a Python
+list, timed on ``naive_series`` series in the same run and extrapolated to all.
+Targets: <= 30 s and <= 4 GiB for the scan.
+
+Quality: generated histories of 60 runs with one step of 5%, 10% or 20% at a random run
+(15..45) under 2% CV Gaussian noise; stable series (Gaussian, and bimodal like this VM's
+memory bandwidth: 38 or 55 GB/s run to run, half/half and 20/80); a 20% step under that
+bimodal noise. Printed: detection rate within +-2 runs, mean location error (runs), false
+change points per 1,000 stable series. Targets: >= 95% of 10% steps found within +-2 runs,
+<= 5 false per 1,000 stable series.
+'''
+import json
+import subprocess
+import sys
+import tempfile
+import pathlib
+
+import numpy as np
+
+
+def make_store(path, nseries, runs, seed=11):
+    '''The synthetic store, built with NumPy (no per-record Python).'''
+    import polars as pl
+
+    rng = np.random.default_rng(seed)
+    n = nseries * runs
+    center = np.repeat(rng.uniform(10, 1000, nseries), runs)
+    vals = center * (1 + 0.02 * rng.standard_normal(n))
+    step_at = rng.integers(runs // 4, 3 * runs // 4, nseries)
+    stepped = rng.random(nseries) < 0.01
+    run = np.tile(np.arange(runs), nseries)
+    sid = np.repeat(np.arange(nseries), runs)
+    vals = np.where(stepped[sid] & (run >= step_at[sid]), vals * 0.9, vals)
+    t0 = np.datetime64('2025-01-01T00:00:00', 'us')
+    times = t0 + (run * 86400 + sid % 3600).astype('timedelta64[s]')
+    systems = np.array(['mdx2', 'laurel', 'aws-pcluster', 'local'])
+    df = pl.DataFrame({
+        'time': times, 'system': systems[sid % 4], 'partition': 'p', 'environ': 'spack',
+        'check': pl.Series([f'Check{s // 8} %param={s % 8}' for s in range(nseries)])
+        .gather(sid),
+        'perf_var': 'value', 'value': vals, 'unit': 'GB/s', 'better': 'higher',
+        'ref': None, 'result': 'pass', 'jobid': pl.Series(np.arange(n)).cast(pl.Utf8),
+        'nodes': 'n1', 'tags': 'memory', 'params': '{}', 'meta': '{}'})
+    df.with_columns(pl.col('time').dt.replace_time_zone('UTC')).write_parquet(path)
+    return int(stepped.sum())
+
+
+def _child(path, mode, naive_series):
+    code = f'''
+import json, resource, time
+t0 = time.perf_counter()
+from mdxbench.post import changes, records
+df = records.from_parquet({str(path)!r})
+if {mode!r} == 'scan':
+    cps = changes.find(df)
+    out = {{'found': len(cps), 'series': None}}
+else:
+    import polars as pl
+    keys = df.select(changes.SERIES).unique().sort(changes.SERIES).head({naive_series})
+    found = 0
+    t0 = time.perf_counter()
+    for key in keys.iter_rows(named=True):
+        sel = df
+        for k, v in key.items():
+            sel = sel.filter(pl.col(k) == v)
+        vals = [r['value'] for r in sel.sort('time').iter_rows(named=True)]
+        found += len(changes.detect(vals))
+    out = {{'found': found, 'series': keys.height}}
+out.update(seconds=time.perf_counter() - t0,
+           peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(json.dumps(out))
+'''
+    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    if res.returncode:
+        raise RuntimeError(f'bench child ({mode}) failed: {res.stderr[-2000:]}')
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def quality(trials=1000, seed=5):
+    '''Detection figures on generated histories (see the module's docstring).'''
+    from mdxbench.post.changes import detect
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for label, size, noise in (('step 5%, 2% CV', 0.05, 'gauss'),
+                               ('step 10%, 2% CV', 0.10, 'gauss'),
+                               ('step 20%, 2% CV', 0.20, 'gauss'),
+                               ('step 20%, bimodal 38/55', 0.20, 'bimodal')):
+        hits, errs = 0, []
+        for _ in range(trials):
+            k = int(rng.integers(15, 46))
+            x = _noise(rng, noise, 60)
+            x[k:] *= 1 - size
+            found = [abs(c['index'] - k) for c in detect(x)]
+            if found and min(found) <= 2:
+                hits += 1
+                errs.append(min(found))
+        rows.append((label, f'{hits / trials:.1%}', f'{np.mean(errs) if errs else float("nan"):.2f}',
+                     '-'))
+    for label, noise in (('stable, 2% CV', 'gauss'), ('stable, bimodal 50/50', 'bimodal'),
+                         ('stable, bimodal 20/80', 'bimodal20'),
+                         ('stable, 2% CV, 365 runs', 'gauss365')):
+        false = sum(len(detect(_noise(rng, noise, 365 if noise == 'gauss365' else 60)))
+                    for _ in range(trials))
+        rows.append((label, '-', '-', f'{1000 * false / trials:.1f}'))
+    return rows
+
+
+def _noise(rng, kind, n):
+    if kind.startswith('gauss'):
+        return 100 * (1 + 0.02 * rng.standard_normal(n))
+    share = 0.2 if kind == 'bimodal20' else 0.5
+    return np.where(rng.random(n) < share, 38.0, 55.0) * (1 + 0.02 * rng.standard_normal(n))
+
+
+def main(series=10000, runs=365, naive_series=200, trials=1000):
+    from mdxbench.post import textable
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / 'store.parquet'
+        stepped = make_store(path, series, runs)
+        fast = _child(path, 'scan', naive_series)
+        naive = _child(path, 'naive', naive_series)
+    total = series * runs
+    per_series = naive['seconds'] / naive['series']
+    print(f'change-point scan over {series:,} series x {runs} runs = {total:,} records '
+          f'(Parquet): {fast["seconds"]:.1f} s wall, peak {fast["peak_mib"]:.0f} MiB; '
+          f'{fast["found"]} change points ({stepped} series were given a 10% step)')
+    print(f'baseline, one series at a time (filtered from the table, Python list): '
+          f'{naive["seconds"]:.1f} s for {naive["series"]} series = {per_series * 1000:.0f} '
+          f'ms/series, {per_series * series:.0f} s extrapolated to {series:,} series; '
+          f'peak {naive["peak_mib"]:.0f} MiB')
+    print(f'ratio: {per_series * series / fast["seconds"]:.0f}x faster; targets <= 30 s: '
+          f'{"met" if fast["seconds"] <= 30 else "MISSED"}, <= 4096 MiB: '
+          f'{"met" if fast["peak_mib"] <= 4096 else "MISSED"}')
+    rows = quality(trials)
+    print(f'\ndetection quality, {trials} generated histories of 60 runs per row:')
+    print(textable.render(('history', 'found within +-2 runs', 'mean location error (runs)',
+                           'false per 1,000 series'), rows))
+    ten = float(rows[1][1].rstrip('%'))
+    false = max(float(r[3]) for r in rows if r[3] != '-')
+    print(f'targets: 10% steps found >= 95%: {"met" if ten >= 95 else "MISSED"} ({ten}%); '
+          f'<= 5 false per 1,000 stable series: {"met" if false <= 5 else "MISSED"} '
+          f'(worst {false})')
+    ok = fast['seconds'] <= 30 and fast['peak_mib'] <= 4096 and ten >= 95 and false <= 5
+    return 0 if ok else 1

@@ -1,0 +1,244 @@
+'''Change points in each series' whole history, and what changed with them.
+
+A *series* is one system, partition, environment, check (with its parameters) and perf
+variable, in completion-time order. Detection, per series:
+
+1. ruptures' ``KernelCPD`` with the linear kernel (least-squares changes of the mean,
+   segmented exactly by PELT in ruptures' C code) on the series divided by its noise,
+   with a penalty of ``penalty`` x ln(n). The noise is the mean square successive
+   difference (von Neumann): run-to-run noise, bimodal or not, sets it in full, while a
+   step moves it by one difference only — so a VM whose bandwidth flips between two
+   modes gets a large noise and no stream of change points.
+2. Each candidate is kept only where the segments either side differ in median by at
+   least ``min_effect`` (relative) *and* a Mann-Whitney U test (scipy) finds them
+   different at ``max_pvalue``; the weakest failing candidate is dropped and the others
+   re-tested against their new neighbours, until all pass.
+
+Each kept change point is then explained from the stored provenance of the runs either
+side: the benchmark binary (Spack hash or Debian package), the toolchain, the benchmark's
+version, the suite commit, the compute node's kernel, the node set, and the system events
+recorded (``mdxbench event add``) between the last run before and the first run after.
+Whether a change is a regression is what the check declared for the perf variable
+(``better``); a series without a declaration gives ``no-direction``, never a guess.
+'''
+import json
+import math
+
+import numpy as np
+import polars as pl
+
+#: series identity (environ included: HPL on OpenBLAS and on MKL are two series)
+SERIES = ['system', 'partition', 'environ', 'check', 'perf_var', 'unit', 'better']
+
+#: defaults (chosen on generated histories, see ``mdxbench bench changes``)
+PENALTY = 6.0
+MIN_EFFECT = 0.03
+MAX_PVALUE = 0.01
+MIN_SIZE = 5
+
+#: provenance fields compared either side of a change point: name -> how to read a meta
+PROVENANCE = {
+    'binary': lambda m: _binary(m.get('binary')),
+    'toolchain': lambda m: _binary(m.get('toolchain')),
+    'bench_version': lambda m: m.get('bench_version'),
+    'suite': lambda m: (m.get('suite_commit') or '')[:12] or None,
+    'kernel': lambda m: m.get('kernel'),
+}
+
+
+def _binary(b):
+    if isinstance(b, str):              # Elasticsearch's flattened field keeps JSON text
+        try:
+            b = json.loads(b)
+        except ValueError:
+            return b
+    if not b:
+        return None
+    return (b.get('spack_spec', '') + ' ' + b.get('spack_hash', '')).strip() \
+        or b.get('debian_package') or b.get('path') or b.get('source')
+
+
+def noise(x):
+    '''Run-to-run noise (standard deviation) from the mean square successive difference.'''
+    d = np.diff(x)
+    return math.sqrt(float(np.mean(d * d)) / 2) if len(d) else 0.0
+
+
+def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
+           min_size=MIN_SIZE):
+    '''Change points of one series: a list of dicts ``index`` (first run of the new
+    segment, 0-based), ``before``/``after`` (medians of the segments either side),
+    ``effect`` (relative change of the median), ``pvalue`` (Mann-Whitney U).'''
+    import ruptures as rpt
+    from scipy.stats import mannwhitneyu
+
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    if n < 2 * min_size:
+        return []
+    sigma = noise(x)
+    center = float(np.median(x))
+    if sigma <= 1e-12 * max(abs(center), 1.0):
+        sigma = 1e-12 * max(abs(center), 1.0)
+    z = ((x - center) / sigma).reshape(-1, 1)
+    bkps = rpt.KernelCPD(kernel='linear', min_size=min_size, jump=1).fit(z) \
+        .predict(pen=penalty * math.log(n))[:-1]
+
+    while bkps:
+        edges = [0] + bkps + [n]
+        stats, worst = [], None
+        for j in range(1, len(edges) - 1):
+            a, b = x[edges[j - 1]:edges[j]], x[edges[j]:edges[j + 1]]
+            ma, mb = float(np.median(a)), float(np.median(b))
+            effect = (mb - ma) / abs(ma) if ma else math.inf
+            p = float(mannwhitneyu(a, b, alternative='two-sided').pvalue)
+            stats.append({'index': int(edges[j]), 'before': ma, 'after': mb, 'effect': effect,
+                          'pvalue': p})
+            if abs(effect) < min_effect or p > max_pvalue:
+                # the weakest: the smallest effect relative to the threshold, then p
+                score = (min(abs(effect) / min_effect, 1.0), -p)
+                if worst is None or score < worst[0]:
+                    worst = (score, j - 1)
+        if worst is None:
+            return stats
+        del bkps[worst[1]]
+    return []
+
+
+def series_index(df):
+    '''(sorted records, one row per series with ``start`` and ``n``) without a loop over
+    records: the values of series k are ``records['value'][start:start + n]``.'''
+    d = df.filter(pl.col('value').is_not_null()).sort(SERIES + ['time'], nulls_last=True)
+    d = d.with_row_index('_row')
+    g = d.group_by(SERIES, maintain_order=True).agg(
+        pl.col('_row').first().alias('start'), pl.len().alias('n'))
+    return d, g
+
+
+def scan(df, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
+         min_size=MIN_SIZE):
+    '''Change points of every series of ``df`` (the records table): a list of dicts with
+    the series keys, the detection figures, the run number and ``series_n``.'''
+    d, g = series_index(df)
+    values = d['value'].to_numpy()
+    out = []
+    for key, start, n in zip(g.select(SERIES).iter_rows(named=True), g['start'], g['n']):
+        for cp in detect(values[start:start + n], penalty, min_effect, max_pvalue, min_size):
+            out.append(dict(key, **cp, row=int(start) + cp['index'], series_n=int(n),
+                            series_start=int(start)))
+    return d, out
+
+
+def verdict(better, effect):
+    if better not in ('higher', 'lower'):
+        return 'no-direction'
+    worse = effect < 0 if better == 'higher' else effect > 0
+    return 'regression' if worse else 'improvement'
+
+
+def _meta(row):
+    m = row['meta']
+    try:
+        return json.loads(m) if isinstance(m, str) else (m or {})
+    except ValueError:
+        return {}
+
+
+def explain(d, cp, events=(), context=3):
+    '''Add to ``cp`` what changed with it: provenance of up to ``context`` runs either
+    side (``changed``: field -> [before values, after values]; ``unchanged``), the
+    events in between, the verdict, and a sentence for people.'''
+    i, s0 = cp['row'], cp['series_start']
+    before = d.slice(max(s0, i - context), i - max(s0, i - context)).to_dicts()
+    after = d.slice(i, min(context, s0 + cp['series_n'] - i)).to_dicts()
+    first = after[0]
+    changed, unchanged = {}, []
+    for name, get in PROVENANCE.items():
+        b = sorted({str(get(_meta(r))) for r in before if get(_meta(r)) is not None})
+        a = sorted({str(get(_meta(r))) for r in after if get(_meta(r)) is not None})
+        if not b and not a:
+            continue
+        if b != a:
+            changed[name] = [b, a]
+        else:
+            unchanged.append(name)
+    # nodes: those of the first runs after that no earlier run of the series used (a
+    # rotation over the same nodes is no change)
+    seen = {n for r in d.slice(s0, i - s0)['nodes'].to_list() for n in (r or '').split(',') if n}
+    new = sorted({n for r in after for n in (r['nodes'] or '').split(',') if n} - seen)
+    if new:
+        changed['new nodes'] = [sorted({n for r in before for n in (r['nodes'] or '').split(',')
+                                        if n}), new]
+    elif seen:
+        unchanged.append('nodes')
+
+    t_prev, t_first = before[-1]['time'], first['time']
+    evs = [e for e in events
+           if e['system'] == cp['system'] and e.get('partition') in (None, cp['partition'])
+           and t_prev < e['_time'] <= t_first]
+    v = verdict(cp['better'], cp['effect'])
+    cp.update(run=cp['index'] + 1, jobid=first['jobid'], time=t_first.isoformat(),
+              previous_time=t_prev.isoformat(), changed=changed, unchanged=unchanged,
+              events=[{'time': e['time'], 'name': e['name'], 'note': e.get('note')}
+                      for e in evs],
+              verdict=v)
+    cp['explanation'] = sentence(cp)
+    return cp
+
+
+def sentence(cp):
+    '''``mdx2:vc16m32g BabelStreamOmp triad -22% (383 -> 298 GB/s) since 2026-10-03 run
+    41; binary and suite unchanged; event 2026-10-02 "hypervisor kernel update"``.'''
+    parts = [f"{cp['system']}:{cp['partition']} {cp['check']} {cp['perf_var']} "
+             f"{cp['effect']:+.0%} ({cp['before']:.4g} \u2192 {cp['after']:.4g} {cp['unit']}) "
+             f"since {cp['time'][:10]} run {cp['run']} (job {cp['jobid']})"]
+    for name, (b, a) in cp['changed'].items():
+        parts.append(f"{name} {', '.join(b) or '?'} \u2192 {', '.join(a) or '?'}")
+    if cp['unchanged']:
+        parts.append(' and '.join([', '.join(cp['unchanged'][:-1]), cp['unchanged'][-1]]
+                                  if len(cp['unchanged']) > 1 else cp['unchanged'])
+                     + ' unchanged')
+    for e in cp['events']:
+        parts.append(f"event {e['time'][:10]} \"{e['name']}\""
+                     + (f" ({e['note']})" if e.get('note') else ''))
+    if not cp['events']:
+        parts.append('no recorded event')
+    return '; '.join(parts)
+
+
+SEVERITY = {'regression': 0, 'no-direction': 1, 'improvement': 2}
+
+
+def find(df, events=(), since=None, **kw):
+    '''Explained change points, regressions first, then by size of the change; only
+    those whose first run is at or after ``since`` (a datetime) when given.'''
+    import datetime as dt
+
+    evs = []
+    for e in events:
+        t = dt.datetime.fromisoformat(e['time'])
+        evs.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
+    d, cps = scan(df, **kw)
+    out = [explain(d, cp, evs) for cp in cps]
+    if since is not None:
+        out = [cp for cp in out if dt.datetime.fromisoformat(cp['time']) >= since]
+    out.sort(key=lambda c: (SEVERITY[c['verdict']], -abs(c['effect'])))
+    for c in out:
+        for k in ('row', 'series_start'):
+            c.pop(k, None)
+    return out
+
+
+def render(cps):
+    from mdxbench.post import textable
+
+    return textable.render(
+        ('verdict', 'system:partition', 'check', 'perf var', 'change', 'before', 'after',
+         'unit', 'since (run)', 'what changed'),
+        [(c['verdict'], f"{c['system']}:{c['partition']}", c['check'], c['perf_var'],
+          f"{c['effect']:+.1%}", f"{c['before']:.4g}", f"{c['after']:.4g}", c['unit'],
+          f"{c['time'][:16]} ({c['run']})",
+          '; '.join([f"{k}: {', '.join(b) or '?'} \u2192 {', '.join(a) or '?'}"
+                     for k, (b, a) in c['changed'].items()]
+                    + [f"event \"{e['name']}\"" for e in c['events']]) or 'nothing recorded')
+         for c in cps])

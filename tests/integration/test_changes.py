@@ -1,0 +1,96 @@
+'''Change points and trend pages from the real Elasticsearch, from perflogs and from a
+Parquet export, on the real history recorded on `local` with a step put into its second
+half (HpccStream's Triad 20% lower, the compute node's kernel changed, an event recorded
+in between); the trend page opened in headless Chromium, with a negative control.'''
+import json
+import re
+import shutil
+
+from conftest import ROOT, mdxbench
+from test_report import open_in_chromium
+
+HISTORY = ROOT / 'tests' / 'fixtures' / 'perflogs' / 'history-local'
+
+
+def stepped_history(tmp_path):
+    '''The real history, with Triad x 0.8 and kernel "<k>-updated" from the middle run on;
+    returns (perflog dir, ISO time between the last run before and the first after).'''
+    plogs = tmp_path / 'perflogs'
+    shutil.copytree(HISTORY, plogs)
+    f = plogs / 'local' / 'debug' / 'HpccStream.log'
+    lines = f.read_text().splitlines()
+    header, body = lines[0], lines[1:]
+    half = len(body) // 2
+    for i in range(half, len(body)):
+        line = re.sub(r'\|triad\|([0-9.eE+-]+)\|',
+                      lambda m: f'|triad|{float(m.group(1)) * 0.8:.4f}|', body[i])
+        body[i] = re.sub(r'"kernel": "([^"]+)"', r'"kernel": "\1-updated"', line)
+    f.write_text('\n'.join([header] + body) + '\n')
+    t_before, t_after = body[half - 1].split('|')[0], body[half].split('|')[0]
+    return plogs, t_before, t_after
+
+
+def summary(out):
+    data = json.loads(out)
+    return sorted((c['check'], c['perf_var'], c['run'], c['verdict']) for c in data['change_points'])
+
+
+def test_change_points_from_es_perflogs_and_parquet_agree_and_are_explained(es, tmp_path):
+    plogs, t_before, _ = stepped_history(tmp_path)
+    env = dict(es['env'], MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'))
+    res = mdxbench('event', 'add', 'local', 'kernel update', '--time', t_before, env=env)
+    assert res.returncode == 0, res.stderr
+    res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 'state.json'), env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+    from_logs = mdxbench('changes', str(plogs), '--format', 'json', env=env)
+    from_es = mdxbench('changes', '--from-es', '--format', 'json', env=env)
+    exp = mdxbench('export', '--from-es', '--out', str(tmp_path / 'store.parquet'), env=env)
+    assert exp.returncode == 0, exp.stderr
+    from_pq = mdxbench('changes', '--parquet', str(tmp_path / 'store.parquet'), '--format',
+                       'json', env=env)
+    for r in (from_logs, from_es, from_pq):
+        assert r.returncode == 1, r.stdout[-2000:] + r.stderr      # a regression: exit 1
+    got = summary(from_logs.stdout)
+    assert got == summary(from_es.stdout) == summary(from_pq.stdout)
+    assert [(c, v, verdict) for c, v, _, verdict in got] == [('HpccStream', 'triad', 'regression')]
+
+    cp = json.loads(from_es.stdout)['change_points'][0]
+    assert cp['effect'] < -0.1 and cp['changed'].get('kernel'), cp
+    assert cp['changed']['kernel'][1][0].endswith('-updated')
+    assert {'binary', 'suite'} <= set(cp['unchanged'])
+    # the event was recorded at the last run before the step: not between the runs
+    assert cp['events'] == [] and 'no recorded event' in cp['explanation']
+
+
+def test_trend_page_renders_offline_in_chromium_and_the_check_can_fail(es, tmp_path):
+    plogs, t_before, t_after = stepped_history(tmp_path)
+    env = dict(es['env'], MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'))
+    assert mdxbench('event', 'add', 'local', 'kernel update', '--time', t_after,
+                    env=env).returncode == 0
+    assert mdxbench('ingest', str(plogs), '--state', str(tmp_path / 'state.json'),
+                    env=env).returncode == 0
+    res = mdxbench('report', '--from-es', '--out', str(tmp_path / 'report'), env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    page = tmp_path / 'report' / 'trends.html'
+    text = page.read_text()
+    assert '<script src=' not in text and 'src="http' not in text     # nothing fetched
+    n = int(re.search(r'data-charts="(\d+)"', text).group(1))
+    assert n >= 10                                # HpccStream x 6 + SockperfPingPong x 3 ...
+    # the series with a change point is listed first in the index
+    first_row = text.split('<tbody>')[1].split('</tr>')[0]
+    assert 'HpccStream' in first_row and 'regression' in first_row and 'triad' in first_row
+
+    dom, console = open_in_chromium(page, tmp_path)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert dom.stdout.count('js-plotly-plot') >= n, 'not every chart rendered'
+    assert dom.stdout.count('class="main-svg"') >= n
+    assert console == []
+    assert 'kernel update' in dom.stdout           # the event's rule is labelled
+
+    # negative control: without Plotly's embedded script no chart renders, and we notice
+    broken = tmp_path / 'report' / 'broken.html'
+    head, rest = text.split('<script>', 1)
+    broken.write_text(head + rest.split('</script>', 1)[1])
+    dom2, console2 = open_in_chromium(broken, tmp_path)
+    assert dom2.stdout.count('js-plotly-plot') == 0 and console2, 'a broken page went unnoticed'

@@ -1,0 +1,155 @@
+'''Change points over whole histories: generated series (test input for the statistics,
+not benchmark output) and the real history of HpccStream and SockperfPingPong recorded on
+`local` through Slurm (tests/fixtures/perflogs/history-*, see the fixtures README).'''
+import datetime as dt
+import json
+import pathlib
+
+import numpy as np
+import polars as pl
+import pytest
+
+from mdxbench.post import changes, cli, records
+
+T0 = dt.datetime(2026, 9, 1, tzinfo=dt.timezone.utc)
+HISTORY = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs' / 'history-local'
+
+
+def rows(values, check='BabelStreamOmp', var='triad', unit='GB/s', better='higher',
+         system='mdx2', part='vc16m32g', environ='spack', meta=None, nodes=None):
+    out = []
+    for i, v in enumerate(values):
+        m = meta(i) if meta else {'suite_commit': 'a1b2c3d4e5f6', 'kernel': '6.1.0-25'}
+        out.append({'time': (T0 + dt.timedelta(days=i)).isoformat(), 'system': system,
+                    'partition': part, 'environ': environ, 'check': check, 'perf_var': var,
+                    'value': float(v), 'unit': unit, 'better': better, 'ref': None,
+                    'result': 'pass', 'jobid': str(100 + i),
+                    'nodes': nodes(i) if nodes else 'n1', 'tags': '', 'params': '{}',
+                    'meta': json.dumps(m)})
+    return out
+
+
+def gauss(center, n, cv=0.02, seed=1):
+    return center * (1 + cv * np.random.default_rng(seed).standard_normal(n))
+
+
+def stepped(center, n, at, factor, seed=1):
+    x = gauss(center, n, seed=seed)
+    x[at:] *= factor
+    return x
+
+
+def test_a_rising_lower_is_better_metric_is_a_regression():
+    '''cache_miss_rate (%) declared lower-is-better: 5% -> 9% at run 31 is a regression.'''
+    cps = changes.find(records.frame(rows(stepped(5, 50, 30, 1.8), check='PerfCountersFft',
+                                          var='cache_miss_rate', unit='%', better='lower')))
+    assert len(cps) == 1
+    c = cps[0]
+    assert c['verdict'] == 'regression' and c['run'] == 31 and c['jobid'] == '130'
+    assert c['effect'] == pytest.approx(0.8, abs=0.05)
+
+
+def test_the_same_rise_declared_higher_is_better_is_an_improvement_and_none_is_undeclared():
+    data = stepped(5, 50, 30, 1.8)
+    assert changes.find(records.frame(rows(data, better='higher')))[0]['verdict'] == 'improvement'
+    assert changes.find(records.frame(rows(data, better=None)))[0]['verdict'] == 'no-direction'
+
+
+def test_the_explanation_names_what_changed_and_the_event_between_the_runs():
+    def meta(i):
+        return {'suite_commit': 'a1b2c3d4e5f6', 'kernel': '6.1.0-25' if i < 30 else '6.1.0-26',
+                'binary': {'source': 'spack', 'spack_spec': 'babelstream@5.0', 'spack_hash': 'h1'}}
+
+    ev = [{'system': 'mdx2', 'partition': None, 'name': 'hypervisor kernel update',
+           'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()},
+          {'system': 'mdx2', 'partition': None, 'name': 'too early',
+           'time': (T0 + dt.timedelta(days=20)).isoformat()},
+          {'system': 'laurel', 'partition': None, 'name': 'other system',
+           'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()}]
+    c = changes.find(records.frame(rows(stepped(383, 50, 30, 0.78), meta=meta)), ev)[0]
+    assert c['changed'] == {'kernel': [['6.1.0-25'], ['6.1.0-26']]}
+    assert set(c['unchanged']) == {'binary', 'suite', 'nodes'}
+    assert [e['name'] for e in c['events']] == ['hypervisor kernel update']
+    s = c['explanation']
+    assert s.startswith('mdx2:vc16m32g BabelStreamOmp triad -2') and '\u2192' in s
+    assert 'since 2026-10-01 run 31' in s
+    assert 'kernel 6.1.0-25 \u2192 6.1.0-26' in s
+    assert 'event 2026-09-30 "hypervisor kernel update"' in s
+
+
+def test_nodes_rotating_is_no_change_but_a_new_node_is():
+    rot = changes.find(records.frame(rows(stepped(100, 40, 20, 0.8),
+                                          nodes=lambda i: f'n{i % 4}')))[0]
+    assert 'new nodes' not in rot['changed'] and 'nodes' in rot['unchanged']
+    new = changes.find(records.frame(rows(stepped(100, 40, 20, 0.8),
+                                          nodes=lambda i: 'n9' if i >= 20 else 'n1')))[0]
+    assert new['changed']['new nodes'] == [['n1'], ['n9']]
+
+
+def test_noise_alone_gives_no_change_point():
+    rng = np.random.default_rng(3)
+    bimodal = np.where(rng.random(60) < 0.5, 38.0, 55.0) * (1 + 0.02 * rng.standard_normal(60))
+    df = records.frame(rows(gauss(100, 60, seed=4)) + rows(bimodal, var='copy'))
+    assert changes.find(df) == []
+
+
+def test_two_steps_are_two_change_points_in_order_of_severity():
+    x = np.concatenate([gauss(100, 20, seed=5), gauss(80, 20, seed=6), gauss(96, 20, seed=7)])
+    cps = changes.find(records.frame(rows(x)))
+    assert [(c['run'], c['verdict']) for c in cps] == [(21, 'regression'), (41, 'improvement')]
+
+
+def test_environments_are_separate_series():
+    '''HPL on OpenBLAS and on MKL: different levels, not a change point.'''
+    df = records.frame(rows(gauss(60, 20), environ='native') +
+                       rows(gauss(50, 20, seed=2), environ='mkl'))
+    assert changes.find(df) == []
+
+
+def history():
+    errors = []
+    df = records.from_perflogs([HISTORY], errors)
+    assert errors == [] and df.height > 0
+    return df
+
+
+def test_the_real_local_history_has_no_change_point():
+    '''36 runs of HpccStream and of SockperfPingPong recorded on this kind of VM, nothing
+    changed in between: its bimodal memory bandwidth must not make change points.'''
+    df = history()
+    tri = df.filter((pl.col('check') == 'HpccStream') & (pl.col('perf_var') == 'triad'))
+    assert tri.height >= 30
+    assert changes.find(df) == []
+
+
+def test_a_step_put_into_the_real_history_is_found_where_it_was_put():
+    df = history().sort('time')
+    runs = df.select('time').unique().sort('time')['time']
+    cut = runs[len(runs) // 2]
+    worse = df.with_columns(pl.when((pl.col('time') >= cut) & (pl.col('perf_var') == 'triad'))
+                            .then(pl.col('value') * 0.8).otherwise(pl.col('value')).alias('value'))
+    cps = changes.find(worse)
+    tri = [c for c in cps if c['perf_var'] == 'triad' and c['check'] == 'HpccStream']
+    assert len(tri) == 1 and tri[0]['verdict'] == 'regression', cps
+    n_before = df.filter((pl.col('perf_var') == 'triad') & (pl.col('time') < cut)).height
+    assert abs(tri[0]['run'] - (n_before + 1)) <= 2
+    assert all(c['perf_var'] == 'triad' for c in cps)
+
+
+def test_cli_json_exit_codes_and_since(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv('MDXBENCH_EVENTS', str(tmp_path / 'events.jsonl'))
+    store = tmp_path / 'store.parquet'
+    records.frame(rows(stepped(100, 40, 20, 0.8)) +
+                  rows(stepped(10, 40, 25, 0.8), var='latency', unit='us', better='lower')) \
+        .write_parquet(store)
+    assert cli.main(['changes', '--parquet', str(store), '--format', 'json']) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out['regressions'] == 1 and out['series'] == 2
+    assert [c['verdict'] for c in out['change_points']] == ['regression', 'improvement']
+    assert isinstance(out['change_points'][0]['run'], int)
+    # only the improvement starts after --since: nothing to alert on
+    since = (T0 + dt.timedelta(days=22)).isoformat()
+    assert cli.main(['changes', '--parquet', str(store), '--since', since]) == 0
+    text = capsys.readouterr().out
+    assert 'improvement' in text and 'regression  ' not in text
+    assert cli.main(['changes', '--parquet', str(store), '--since', '2026-09-01']) == 2
