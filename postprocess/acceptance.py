@@ -32,11 +32,18 @@ def slurm_nodes(partition=None):
 def judge(df, node_states=None, z=3.0, min_nodes=3):
     '''Per-node verdicts from acceptance records (one node per record's nodelist).'''
     node_states = node_states or {}
-    acc = df.filter(has_tag('acceptance') & pl.col('value').is_not_null()) \
+    acc = df.filter(has_tag('acceptance') & (pl.col('nodes').fill_null('') != '')) \
             .filter(~pl.col('nodes').str.contains(','))
-    # the latest measurement of each (node, check, perf var)
+    # the latest run of each (node, check, perf var); a run that failed before it measured
+    # (no value: sanity, e.g. a conformance mismatch, or the job) fails the node with the
+    # reason the check gave (meta.failure)
     acc = acc.sort('time').group_by(['nodes', 'check', 'perf_var', 'unit', 'better']).agg(
-        pl.col('value').last(), pl.col('result').last(), pl.col('time').last())
+        pl.col('value').last(), pl.col('result').last(), pl.col('time').last(),
+        pl.col('meta').last())
+    # (a record without a value is a run that failed before its performance was judged)
+    failed = acc.filter(pl.col('value').is_null()) \
+        .unique(['nodes', 'check']).sort(['nodes', 'check'])
+    acc = acc.filter(pl.col('value').is_not_null())
     # outlier test against the other nodes' values of the same measurement
     check_name = pl.col('check').str.split(' ').list.first()
     stats = acc.with_columns(check_name.alias('base_check')).group_by(
@@ -63,6 +70,12 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
         if r['outlier']:
             v['reasons'].append(f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
                                 f"outlier (nodes' median {r['median']:.4g})")
+
+    for r in failed.iter_rows(named=True):
+        v = verdicts.setdefault(r['nodes'], {'node': r['nodes'], 'verdict': 'pass',
+                                             'measurements': [], 'reasons': []})
+        why = json.loads(r['meta'] or '{}').get('failure') or 'no reason recorded'
+        v['reasons'].append(f"{r['check']}: failed: {why}")
 
     for v in verdicts.values():
         if v['reasons']:

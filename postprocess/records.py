@@ -34,8 +34,16 @@ def _row(r):
             'value': r['perf_value'], 'unit': r['perf_unit'], 'better': r['perf_better'],
             'ref': r['perf_ref'], 'lower': r['perf_lower_thres'],
             'upper': r['perf_upper_thres'], 'result': r['perf_result'], 'jobid': r['jobid'],
-            'nodes': ','.join(r['nodelist']), 'tags': ','.join(r['meta'].get('tags') or []),
+            'nodes': _nodes(r['nodelist'], r['meta']), 'tags': ','.join(r['meta'].get('tags') or []),
             'params': _params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
+
+
+def _nodes(nodelist, meta):
+    '''The job's nodes as the scheduler reported them, else the host its script ran on
+    (``meta.job_host``: ReFrame's squeue backend may miss the nodes of a short job).'''
+    nodes = ','.join(nodelist or [])
+    host = meta.get('job_host')
+    return nodes or (host if host and host != 'unknown' else '')
 
 
 def _params(meta):
@@ -111,7 +119,7 @@ def from_elasticsearch(client, prefix, query=None):
                      'better': d.get('perf_better'),
                      'ref': d.get('perf_ref'), 'lower': d.get('perf_lower_thres'),
                      'upper': d.get('perf_upper_thres'), 'result': d.get('perf_result'),
-                     'jobid': d['jobid'], 'nodes': ','.join(d.get('nodelist') or []),
+                     'jobid': d['jobid'], 'nodes': _nodes(d.get('nodelist'), meta),
                      'tags': ','.join(json.loads(tags) if isinstance(tags, str) else tags),
                      'params': _params(meta), 'meta': json.dumps(meta, sort_keys=True)})
 

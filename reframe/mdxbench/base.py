@@ -189,14 +189,16 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     def record_node_kernel(self):
         '''The compute node's kernel release (``uname -r`` in the job, not on the login
         node) goes to ``meta.kernel``: a kernel update is a change point's usual cause.'''
-        self.prerun_cmds = [f'uname -r > {NODE_KERNEL_FILE}'] + self.prerun_cmds
+        self.prerun_cmds = [f'{{ uname -r; hostname; }} > {NODE_KERNEL_FILE}'] + self.prerun_cmds
 
     def node_kernel(self):
+        '''(kernel release, host name) of the node the job script ran on.'''
         try:
             with open(os.path.join(self.stagedir, NODE_KERNEL_FILE)) as fp:
-                return fp.read().strip() or 'unknown'
+                lines = fp.read().split()
         except OSError:
-            return 'unknown'
+            lines = []
+        return (lines + ['unknown', 'unknown'])[:2]
 
     def check_blas(self):
         '''meta.blas: the BLAS the job resolved; it must be the environment's, if declared.'''
@@ -257,6 +259,18 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
 
     @sanity_function
     def assert_output_parsed(self):
+        '''Parse, derive and check the output; a failure's message also goes to the
+        perflog (``meta.failure``), so acceptance can say why a node failed.'''
+        try:
+            return self._parse_and_check()
+        except SanityError as err:
+            self.mdx_extra = dict(self.mdx_extra, failure=str(err))
+            raise
+
+    def _parse_and_check(self):
+        # the batch host too: ReFrame's squeue backend may not see the nodes of a short job
+        kernel, host = self.node_kernel()
+        self.mdx_extra = dict(self.mdx_extra, kernel=kernel, job_host=host)
         try:
             with open(self.output_path, errors='replace') as fp:
                 text = fp.read()
@@ -281,7 +295,6 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
 
         if self.uses_blas:
             self.check_blas()
-        self.mdx_extra = dict(self.mdx_extra, kernel=self.node_kernel())
 
         missing = [k for k, _, _ in self.perf_table.values() if k not in self.results]
         if missing:

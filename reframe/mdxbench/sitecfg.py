@@ -246,8 +246,14 @@ def _fill_detected(part, file, i):
     if part.get('processor') == 'detect':
         part['processor'] = detect_local_processor()
 
-    if part.get('extras', {}).get('facts') == 'detect':
+    facts = part.get('extras', {}).get('facts')
+    if facts == 'detect':
         part['extras']['facts'] = detect_local_facts()
+    elif isinstance(facts, dict) and facts.get('detect') is True:
+        # detected, and what the site declares on top (e.g. a pinned kernel release);
+        # an empty placeholder declares nothing
+        part['extras']['facts'] = dict(detect_local_facts(), **{
+            k: v for k, v in facts.items() if k != 'detect' and v not in ('', None)})
 
 
 def spack_environ(sysdef, template):

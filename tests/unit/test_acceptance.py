@@ -74,3 +74,19 @@ def test_the_declared_direction_decides_the_worse_side():
         df = records.frame([dict(r, unit='%', better=better)
                             for r in rows(vals, check='PerfCountersFft', var='cache_miss_rate')])
         assert {x['node']: x['verdict'] for x in acceptance.judge(df)}['n4'] == verdict, better
+
+
+def test_a_run_that_failed_before_measuring_fails_its_node_with_the_checks_reason():
+    '''NodeConformance on n1 found a wrong kernel: its perflog line has no value, result
+    fail, and the sanity message in meta.failure; the node fails with that reason.'''
+    why = 'nodefacts: node n1 is not what mdx2:vc16m32g declares: kernel: declared 6.1, found 6.2'
+    bad = json.dumps({'tags': ['acceptance', 'conformance'], 'failure': why})
+    ok = json.dumps({'tags': ['acceptance', 'conformance']})
+    conf = rows({'n0': 16.0, 'n1': None, 'n2': 16.0}, check='NodeConformance', var='cpus',
+                unit='GB/s', meta=ok)
+    conf[1]['result'] = None            # no perf result: the run failed before it
+    conf[1]['meta'] = bad
+    df = records.frame(conf + rows({'n0': 160.0, 'n1': 161.0, 'n2': 159.0}))
+    v = {x['node']: x for x in acceptance.judge(df)}
+    assert v['n1']['verdict'] == 'fail' and v['n1']['reasons'] == [f'NodeConformance: failed: {why}']
+    assert v['n0']['verdict'] == v['n2']['verdict'] == 'pass'
