@@ -6,6 +6,7 @@
 # nodes see the same filesystem, as a shared Lustre or NFS would be. Addresses come from
 # 198.18.0.0/15, the range reserved for benchmarking networks.
 # Usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME
+#        ci/cluster.sh degrade NAME cpu PERCENT | degrade NAME net RATE | restore NAME
 # Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_PARTITION (nodes),
 #           MDXBENCH_CLUSTER_TIMEOUT (90 s per wait).
 source "$(dirname "$0")/lib.sh"
@@ -262,9 +263,66 @@ stop() {
         stop_pid "${f%.pid.ours}" "$CDIR/$f"
     done
     stop_pid slurmctld "$CDIR/slurmctld.pid.ours"
+    for f in /sys/fs/cgroup/$CG_NAME-mdxnode* /sys/fs/cgroup/cpu/$CG_NAME-mdxnode*; do
+        [[ -d $f ]] && rmdir "$f" 2>/dev/null || true     # degraded nodes' cgroups, now empty
+    done
     stop_pid slurmdbd "$CDIR/slurmdbd.pid.ours"
     stop_pid mariadbd "$CDIR/mariadbd.pid.ours"
     net_down
+}
+
+# --- degrading one node, reversibly ------------------------------------------------
+# cpu PERCENT: a CPU quota (PERCENT of one CPU) on the node's slurmd, in a cgroup of our
+#   own; its jobs inherit it (proctrack/linuxproc, task/none: job steps stay in slurmd's
+#   cgroup). cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us).
+# net RATE: a token-bucket rate limit (tc tbf, e.g. 50mbit) on both ends of the node's veth.
+# restore: slurmd back to the root cgroup, the qdiscs removed.
+CG_NAME=mdxbench-degrade
+cgroup_dir() {
+    if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then echo "/sys/fs/cgroup/$CG_NAME-$1"
+    else echo "/sys/fs/cgroup/cpu/$CG_NAME-$1"; fi
+}
+
+node_index() { [[ $1 =~ ^mdxnode([0-9]+)$ ]] || die "no such node '$1'"; echo "${BASH_REMATCH[1]}"; }
+
+degrade() {
+    require_root "ci/cluster.sh degrade"
+    local name=$1 what=$2 arg=${3:-} i cg pid
+    i=$(node_index "$name")
+    pid_alive "$CDIR/slurmd.$name.pid.ours" || die "degrade: slurmd of $name is not running"
+    pid=$(cat "$CDIR/slurmd.$name.pid.ours")
+    case $what in
+        cpu)
+            [[ $arg =~ ^[0-9]+$ && $arg -ge 1 ]] || die "degrade $name cpu PERCENT (of one CPU, >= 1)"
+            cg=$(cgroup_dir "$name")
+            mkdir -p "$cg"
+            if [[ -f $cg/cpu.max ]]; then echo "$((arg * 1000)) 100000" >"$cg/cpu.max"
+            else echo 100000 >"$cg/cpu.cfs_period_us"; echo $((arg * 1000)) >"$cg/cpu.cfs_quota_us"; fi
+            echo "$pid" >"$cg/cgroup.procs"
+            log "cluster: $name: slurmd (PID $pid) and its jobs limited to $arg% of one CPU ($cg)" ;;
+        net)
+            [[ $arg =~ ^[0-9]+[kmg]?bit$ ]] || die "degrade $name net RATE (e.g. 50mbit)"
+            tc qdisc replace dev "mdxv$i" root tbf rate "$arg" burst 32kbit latency 100ms
+            ip netns exec "$name" tc qdisc replace dev eth0 root tbf rate "$arg" burst 32kbit latency 100ms
+            log "cluster: $name: network limited to $arg each way (tc tbf on mdxv$i and its eth0)" ;;
+        *) die "degrade NODE cpu PERCENT | net RATE" ;;
+    esac
+}
+
+restore() {
+    require_root "ci/cluster.sh restore"
+    local name=$1 i cg pid root p
+    i=$(node_index "$name")
+    cg=$(cgroup_dir "$name")
+    if [[ -d $cg ]]; then
+        root=$(dirname "$cg")
+        # every process still in it (slurmd, and jobs it started meanwhile) goes back
+        while read -r p; do echo "$p" >"$root/cgroup.procs" 2>/dev/null || true; done <"$cg/cgroup.procs"
+        rmdir "$cg" 2>/dev/null || log "cluster: $name: $cg not removed (a process is still leaving it)"
+    fi
+    tc qdisc del dev "mdxv$i" root 2>/dev/null || true
+    ip netns exec "$name" tc qdisc del dev eth0 root 2>/dev/null || true
+    log "cluster: $name: restored (no CPU quota, no rate limit)"
 }
 
 status() {
@@ -289,5 +347,7 @@ case ${1:-} in
     status) status ;;
     env) echo "export SLURM_CONF=$CONF" ;;
     restart-node) restart_node "${2:?node name}" ;;
-    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME" ;;
+    degrade) degrade "${2:?node name}" "${3:?cpu or net}" "${4:-}" ;;
+    restore) restore "${2:?node name}" ;;
+    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT|degrade NAME net RATE|restore NAME" ;;
 esac

@@ -202,3 +202,44 @@ def test_stop_removes_everything_and_twice_is_harmless(cluster):
     assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
     assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
     assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
+
+
+def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
+    '''ci/cluster.sh degrade: a CPU quota on mdxnode2's slurmd slows the jobs there (not on
+    mdxnode1); a rate limit on mdxnode3's veth slows its TCP throughput to the host side;
+    restore undoes both.'''
+    loop = ['python3', '-c', 's = 0\nfor i in range(2000000): s += i']
+
+    def seconds(node):
+        t0 = time.monotonic()
+        res = slurm('srun', '-w', node, '-n1', *loop, timeout=300)
+        assert res.returncode == 0, res.stderr
+        return time.monotonic() - t0
+
+    def gbits(node):
+        port = 5300 + os.getpid() % 500
+        server = subprocess.Popen(['iperf3', '-s', '-1', '-B', '198.18.0.1', '-p', str(port)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(0.5)
+            res = slurm('srun', '-w', node, '-n1', 'iperf3', '-c', '198.18.0.1', '-p', str(port),
+                        '-t', '2', '-J', timeout=120)
+            assert res.returncode == 0, res.stdout[-2000:] + res.stderr
+            return json.loads(res.stdout)['end']['sum_received']['bits_per_second'] / 1e9
+        finally:
+            server.kill()     # our own server process, by its handle
+            server.wait(timeout=30)
+
+    healthy = seconds('mdxnode1')
+    net_healthy = gbits('mdxnode3')
+    try:
+        assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode2', 'cpu', '20']).returncode == 0
+        assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode3', 'net', '20mbit']).returncode == 0
+        slow = seconds('mdxnode2')
+        assert slow > 2.5 * healthy, (slow, healthy)
+        assert gbits('mdxnode3') < 0.05 < net_healthy
+    finally:
+        for n in ('mdxnode2', 'mdxnode3'):
+            assert run(['bash', 'ci/cluster.sh', 'restore', n]).returncode == 0
+    assert seconds('mdxnode2') < 2 * healthy
+    assert gbits('mdxnode3') > 0.2
