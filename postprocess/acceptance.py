@@ -99,7 +99,8 @@ def render(verdicts):
                              '; '.join(v['reasons']) or '-') for v in verdicts])
 
 
-def to_json(verdicts):
-    return json.dumps({'nodes': verdicts,
-                       'summary': {k: sum(v['verdict'] == k for v in verdicts)
-                                   for k in ('pass', 'fail', 'not tested')}}, indent=1)
+def to_json(verdicts, extra=None):
+    return json.dumps(dict({'nodes': verdicts,
+                            'summary': {k: sum(v['verdict'] == k for v in verdicts)
+                                        for k in ('pass', 'fail', 'not tested')}},
+                           **(extra or {})), indent=1)

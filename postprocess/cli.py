@@ -232,6 +232,53 @@ def cmd_references(args):
     return 0
 
 
+def cmd_accept(args):
+    import datetime as dt
+    import subprocess
+
+    from mdxbench.post import acceptance, fleet, records
+
+    p = fleet.plan(args.system, args.partition, args.slurm_partition, args.max_jobs)
+    reframe_args = [a for a in args.reframe_args if a != '--']
+    if args.dry_run:
+        m = fleet.acceptance_cases(args.system, args.partition)
+        print(f'nodes to test: {len(p.testable)} ({", ".join(p.testable)}); not tested: '
+              f'{len(p.untested)} ({", ".join(f"{n} {s}" for n, s in p.untested.items()) or "-"})')
+        print(f'acceptance test cases per node: {m}')
+        print(f'jobs: mdxbench accept submits {len(p.testable)}, at most {p.max_jobs} queued '
+              f'at once; reframe --distribute=all would submit {len(p.testable) * m} '
+              f'({len(p.testable)} x {m})')
+        return 0
+    out = pathlib.Path(args.out or state_dir() / 'accept' /
+                       dt.datetime.now().strftime('%Y%m%dT%H%M%S'))
+    fig = fleet.run(p, out, reframe_args, args.time_limit)
+    print(f"mdxbench accept: {fig['jobs']} jobs for {len(p.testable)} nodes, at most "
+          f"{fig['max_in_queue']} in the queue, {fig['seconds']:.1f} s wall")
+    errors = []
+    df = records.from_perflogs([out / 'perflogs'], errors) if (out / 'perflogs').exists() \
+        else records.frame([])
+    for e in errors:
+        print(e, file=sys.stderr)
+    df = df.filter((df['system'] == args.system) & (df['partition'] == args.partition))
+    states = dict({n: 'idle' for n in p.testable}, **p.untested)
+    verdicts = acceptance.judge(df, states, z=args.z)
+    print(acceptance.render(verdicts))
+    lines = fleet.drain_lines(verdicts)
+    for ln in lines:
+        print(ln)
+    if args.drain:
+        for v in verdicts:
+            if v['verdict'] == 'fail':
+                subprocess.run(['scontrol', 'update', f"nodename={v['node']}", 'state=drain',
+                                'reason=mdxbench acceptance: ' + '; '.join(v['reasons'])[:180]],
+                               check=True, timeout=60)
+    if args.json:
+        pathlib.Path(args.json).write_text(acceptance.to_json(verdicts, extra={
+            'jobs': fig['jobs'], 'max_in_queue': fig['max_in_queue'],
+            'seconds': fig['seconds'], 'drain': lines}))
+    return 0 if verdicts and all(v['verdict'] == 'pass' for v in verdicts) else 1
+
+
 def cmd_acceptance(args):
     from mdxbench.post import acceptance
 
@@ -246,6 +293,9 @@ def cmd_acceptance(args):
     states = {} if args.no_slurm else acceptance.slurm_nodes(args.slurm_partition or args.partition)
     verdicts = acceptance.judge(df, states, z=args.z)
     print(acceptance.render(verdicts))
+    from mdxbench.post.fleet import drain_lines
+    for ln in drain_lines(verdicts):
+        print(ln)
     if args.json:
         pathlib.Path(args.json).write_text(acceptance.to_json(verdicts))
 
@@ -383,6 +433,24 @@ def build_parser():
                     'figures are kept (default: $MDXBENCH_REFERENCE_DIR or site-configs/references)')
     pr.add_argument('--dry-run', action='store_true', help='print the diff, write nothing')
     pr.set_defaults(fn=cmd_references)
+    p = sub.add_parser('accept', help='node acceptance with one job per node (all '
+                       'acceptance checks inside it), bounded jobs in the queue, verdicts')
+    p.add_argument('--system', required=True)
+    p.add_argument('--partition', required=True, help='site-config partition')
+    p.add_argument('--slurm-partition', help='Slurm partition (default: --partition)')
+    p.add_argument('--max-jobs', type=int, help='jobs in the queue at once (default: one '
+                   'per node to test)')
+    p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
+    p.add_argument('--out', help='directory for job scripts, outputs and perflogs '
+                   '(default: <state>/accept/<time>)')
+    p.add_argument('--z', type=float, default=3.0)
+    p.add_argument('--json', help='write the verdicts (and job figures) here')
+    p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
+    p.add_argument('--dry-run', action='store_true',
+                   help='print the nodes and job counts (ours and --distribute\'s), submit nothing')
+    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+                   help='after --: options for ReFrame in each job (e.g. -n, -S)')
+    p.set_defaults(fn=cmd_accept)
     p = sub.add_parser('acceptance', help='per-node verdicts of the acceptance checks')
     _source_args(p)
     p.add_argument('--system')

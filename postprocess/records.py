@@ -2,6 +2,7 @@
 from a Parquet export: the input of regression tracking, acceptance and reports.'''
 import json
 import pathlib
+import re
 
 from mdxbench import perflog
 from mdxbench.post.ingest import perflog_files
@@ -30,12 +31,19 @@ def has_tag(tag):
 
 def _row(r):
     return {'time': r['completion_time'], 'system': r['system'], 'partition': r['partition'],
-            'environ': r['environ'], 'check': r['display_name'], 'perf_var': r['perf_var'],
+            'environ': r['environ'], 'check': series_name(r['display_name']),
+            'perf_var': r['perf_var'],
             'value': r['perf_value'], 'unit': r['perf_unit'], 'better': r['perf_better'],
             'ref': r['perf_ref'], 'lower': r['perf_lower_thres'],
             'upper': r['perf_upper_thres'], 'result': r['perf_result'], 'jobid': r['jobid'],
             'nodes': _nodes(r['nodelist'], r['meta']), 'tags': ','.join(r['meta'].get('tags') or []),
             'params': _params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
+
+
+def series_name(display_name):
+    '''The check with its parameters, without ReFrame's own ``%.repeat_no=N`` (``reframe
+    --repeat``): the repetitions of a case are runs of one series, not series of their own.'''
+    return re.sub(r' %\.repeat_no=\d+', '', display_name)
 
 
 def _nodes(nodelist, meta):
@@ -52,7 +60,9 @@ def _params(meta):
     params = meta.get('params') or {}
     if isinstance(params, str):                 # Elasticsearch's flattened field: text
         params = json.loads(params)
-    return json.dumps({k: str(v) for k, v in params.items()}, sort_keys=True)
+    # ReFrame's own parameters (``.repeat_no``) are not the check's
+    return json.dumps({k: str(v) for k, v in params.items() if not k.startswith('.')},
+                      sort_keys=True)
 
 
 def schema():
@@ -114,7 +124,7 @@ def from_elasticsearch(client, prefix, query=None):
         meta = d.get('meta') or {}
         tags = meta.get('tags') or '[]'         # the flattened field keeps values as text
         rows.append({'time': d['@timestamp'], 'system': d['system'], 'partition': d['partition'],
-                     'environ': d['environ'], 'check': d['display_name'],
+                     'environ': d['environ'], 'check': series_name(d['display_name']),
                      'perf_var': d['perf_var'], 'value': d['perf_value'], 'unit': d['perf_unit'],
                      'better': d.get('perf_better'),
                      'ref': d.get('perf_ref'), 'lower': d.get('perf_lower_thres'),

@@ -280,6 +280,16 @@ def system_files(site_dir):
     return sorted(pathlib.Path(site_dir, 'systems').glob('*.yaml'))
 
 
+def inside_allocation(part):
+    '''The partition as seen from inside one node's Slurm job (``mdxbench accept``): the
+    checks run one after another in that allocation (ReFrame's ``local`` scheduler, the
+    partition's launcher within the job), so a node costs one job whatever the number of
+    checks. Name, processor, features and environments stay: records name the partition.'''
+    part['scheduler'] = 'local'
+    part['access'] = []
+    part['max_jobs'] = 1
+
+
 def state_dir(env=None):
     env = os.environ if env is None else env
     return pathlib.Path(env.get('MDXBENCH_STATE_DIR') or REPO_ROOT / '.mdxbench')
@@ -326,6 +336,9 @@ def build_config(site_dir, selected=None, env=None):
         for i, part in enumerate(sysdef['partitions']):
             _fill_detected(part, f, i)
             part['features'] = list(part.get('features', [])) + target_features(part)
+            if f.stem == selected and env.get('MDXBENCH_INSIDE_ALLOCATION') and \
+                    env.get('SLURM_JOB_ID'):
+                inside_allocation(part)
 
         systems.append(sysdef)
 

@@ -1,0 +1,138 @@
+'''Node acceptance at fleet scale with bounded jobs (``mdxbench accept``).
+
+ReFrame's ``--distribute=all`` makes one test case, hence one Slurm job, per node and per
+check: N x M jobs, which stalls at Slurm's MaxSubmitJobs with hundreds of nodes (ReFrame
+issues #3586, #3653). Here each node gets **one** job that runs all the acceptance
+checks one after another inside its allocation (ReFrame started in the job, the
+partition switched to ReFrame's ``local`` scheduler by ``MDXBENCH_INSIDE_ALLOCATION``,
+its launcher unchanged), and at most ``max_jobs`` of those jobs are in the queue at once.
+Nodes Slurm reports drained, down or failing get no job and are "not tested". The
+records go to one perflog directory; the verdicts are ``mdxbench acceptance``'s (fleet
+outliers and references), with a ``scontrol update ... state=drain`` line printed for
+each failed node (run only with ``drain=True``).
+'''
+import dataclasses
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+import time
+
+from mdxbench import REPO_ROOT
+from mdxbench.post.acceptance import BAD_STATES, slurm_nodes
+
+
+@dataclasses.dataclass
+class Plan:
+    system: str
+    partition: str
+    slurm_partition: str
+    testable: list
+    untested: dict          # node -> Slurm state
+    access: list            # the partition's sbatch options (account, partition, ...)
+    max_jobs: int
+
+
+def plan(system, partition, slurm_partition=None, max_jobs=None, states=None):
+    '''Which nodes get a job, from Slurm's node states and the site config.'''
+    from mdxbench.sitecfg import build_config
+
+    cfg = build_config(REPO_ROOT / 'site-configs', selected=system)
+    sysdef = next(s for s in cfg['systems'] if s['name'] == system)
+    part = next((p for p in sysdef['partitions'] if p['name'] == partition), None)
+    if part is None:
+        raise ValueError(f'{system}: no partition {partition!r} (has '
+                         f'{", ".join(p["name"] for p in sysdef["partitions"])})')
+    states = slurm_nodes(slurm_partition or partition) if states is None else states
+    if not states:
+        raise ValueError(f'sinfo lists no node in Slurm partition '
+                         f'{slurm_partition or partition!r} (SLURM_CONF '
+                         f'{os.environ.get("SLURM_CONF", "unset")})')
+    testable, untested = [], {}
+    for node, state in sorted(states.items()):
+        st = state.lower().rstrip('*~#!%$@^-')
+        (untested.__setitem__(node, state) if st.startswith(BAD_STATES)
+         else testable.append(node))
+    return Plan(system, partition, slurm_partition or partition, testable, untested,
+                list(part.get('access') or []), max_jobs or max(1, len(testable)))
+
+
+def job_script(p, node, out, reframe_args=(), time_limit='30:00'):
+    '''The batch script of one node: all acceptance checks in its allocation.'''
+    opts = [f'--job-name=mdxbench-accept-{node}', f'--nodelist={node}', '--nodes=1',
+            '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
+            *p.access]
+    cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c',
+           str(REPO_ROOT / 'checks'), '-t', 'acceptance', '-r', '--system',
+           f'{p.system}:{p.partition}', '--prefix', f'{out}/rfm/{node}', '--nocolor',
+           *reframe_args]
+    return '\n'.join(['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
+        '# mdxbench accept: every acceptance check of this node, in this one job',
+        'export MDXBENCH_INSIDE_ALLOCATION=1',
+        f'export MDXBENCH_PERFLOG_DIR={shlex.quote(str(out))}/perflogs',
+        f'export RFM_CONFIG_FILES={shlex.quote(str(REPO_ROOT / "site-configs" / "settings.py"))}',
+        ' '.join(shlex.quote(c) for c in cmd), ''])
+
+
+def acceptance_cases(system, partition):
+    '''How many acceptance test cases ReFrame lists for system:partition (what
+    ``--distribute=all`` multiplies by the node count).'''
+    res = subprocess.run([str(pathlib.Path(sys.executable).parent / 'reframe'), '-c',
+                          str(REPO_ROOT / 'checks'), '-t', 'acceptance', '-l', '--system',
+                          f'{system}:{partition}', '--nocolor'],
+                         capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, RFM_CONFIG_FILES=str(
+                             REPO_ROOT / 'site-configs' / 'settings.py')))
+    if res.returncode != 0:
+        raise RuntimeError(f'reframe -l failed: {res.stdout[-2000:]}{res.stderr[-2000:]}')
+    return sum(1 for ln in res.stdout.splitlines() if ln.startswith('- '))
+
+
+def _queued(ids):
+    if not ids:
+        return set()
+    res = subprocess.run(['squeue', '-h', '-o', '%i', '-j', ','.join(ids)],
+                         capture_output=True, text=True, timeout=60)
+    if res.returncode != 0 and 'Invalid job id' not in res.stderr:
+        raise RuntimeError(f'squeue failed: {res.stderr.strip()}')
+    return {ln.strip() for ln in res.stdout.splitlines() if ln.strip()}
+
+
+def run(p, out, reframe_args=(), time_limit='30:00', poll=2.0, log=print):
+    '''Submit one job per testable node, at most ``p.max_jobs`` in the queue at once, and
+    wait for all. Returns figures: jobs submitted, most in the queue, wall seconds.'''
+    out = pathlib.Path(out).resolve()
+    (out / 'jobs').mkdir(parents=True, exist_ok=True)
+    pending, inflight, jobs, most = list(p.testable), set(), {}, 0
+    t0 = time.monotonic()
+    while pending or inflight:
+        inflight &= _queued(sorted(inflight))
+        while pending and len(inflight) < p.max_jobs:
+            node = pending.pop(0)
+            script = out / 'jobs' / f'{node}.sh'
+            script.write_text(job_script(p, node, out, reframe_args, time_limit))
+            res = subprocess.run(['sbatch', '--parsable', str(script)], capture_output=True,
+                                 text=True, timeout=60)
+            if res.returncode != 0:
+                raise RuntimeError(f'sbatch {script} failed: {res.stderr.strip()}')
+            jid = res.stdout.strip().split(';')[0]
+            jobs[node] = jid
+            inflight.add(jid)
+            log(f'mdxbench accept: {node}: job {jid}')
+        most = max(most, len(inflight))
+        if inflight:
+            time.sleep(poll)
+    return {'jobs': len(jobs), 'max_in_queue': most, 'seconds': time.monotonic() - t0,
+            'job_ids': jobs}
+
+
+def drain_lines(verdicts):
+    '''``scontrol update`` lines that take the failed nodes out of service.'''
+    out = []
+    for v in verdicts:
+        if v['verdict'] == 'fail':
+            reason = ('mdxbench acceptance: ' + '; '.join(v['reasons']))[:200]
+            reason = reason.replace('"', "'")
+            out.append(f'scontrol update nodename={v["node"]} state=drain reason="{reason}"')
+    return out

@@ -1,0 +1,65 @@
+'''mdxbench accept's plan and job script (no Slurm needed): which nodes get a job, what
+each job runs, and the drain lines of failed nodes.'''
+import os
+
+import pytest
+
+from mdxbench.post import fleet
+
+
+@pytest.fixture(autouse=True)
+def keep_slurm_conf():
+    '''Loading a system's configuration points SLURM_CONF at its Slurm: undo it.'''
+    saved = os.environ.get('SLURM_CONF')
+    yield
+    if saved is None:
+        os.environ.pop('SLURM_CONF', None)
+    else:
+        os.environ['SLURM_CONF'] = saved
+
+
+def test_drained_and_down_nodes_get_no_job_and_one_job_per_node_by_default():
+    p = fleet.plan('nscluster', 'nodes', states={
+        'mdxnode1': 'idle', 'mdxnode2': 'mixed', 'mdxnode3': 'drained', 'mdxnode4': 'down*',
+        'mdxnode5': 'idle'})
+    assert p.testable == ['mdxnode1', 'mdxnode2', 'mdxnode5']
+    assert p.untested == {'mdxnode3': 'drained', 'mdxnode4': 'down*'}
+    assert p.max_jobs == 3 and p.access == ['--partition=nodes']
+    assert fleet.plan('nscluster', 'nodes', max_jobs=2, states={'a': 'idle'}).max_jobs == 2
+    with pytest.raises(ValueError, match="no partition 'nope'"):
+        fleet.plan('nscluster', 'nope', states={'a': 'idle'})
+
+
+def test_the_job_runs_every_acceptance_check_of_its_node_inside_its_allocation(tmp_path):
+    p = fleet.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'})
+    text = fleet.job_script(p, 'mdxnode1', tmp_path, ['-n', 'NodeConformance'])
+    assert '#SBATCH --nodelist=mdxnode1' in text and '#SBATCH --partition=nodes' in text
+    assert 'export MDXBENCH_INSIDE_ALLOCATION=1' in text
+    assert "-t acceptance -r --system nscluster:nodes" in text
+    assert text.rstrip().endswith('--nocolor -n NodeConformance')
+
+
+def test_inside_the_allocation_the_partition_runs_its_checks_locally(monkeypatch):
+    from mdxbench import REPO_ROOT
+    from mdxbench.sitecfg import build_config
+
+    env = {'MDXBENCH_INSIDE_ALLOCATION': '1', 'SLURM_JOB_ID': '42'}
+    part = build_config(REPO_ROOT / 'site-configs', 'nscluster', env=env)['systems']
+    part = next(s for s in part if s['name'] == 'nscluster')['partitions'][0]
+    assert (part['scheduler'], part['access'], part['max_jobs'], part['launcher']) == \
+        ('local', [], 1, 'srun')
+    # not inside a job: the partition is the site's
+    plain = build_config(REPO_ROOT / 'site-configs', 'nscluster',
+                         env={'MDXBENCH_INSIDE_ALLOCATION': '1'})['systems']
+    assert next(s for s in plain if s['name'] == 'nscluster')['partitions'][0]['scheduler'] \
+        == 'slurm'
+
+
+def test_drain_lines_name_the_failed_nodes_and_why():
+    lines = fleet.drain_lines([
+        {'node': 'n1', 'verdict': 'pass', 'reasons': []},
+        {'node': 'n2', 'verdict': 'fail', 'reasons': ['HpccHpl gflops=3.1 GFLOPS: outlier '
+                                                      '(nodes\' median 60.2)']},
+        {'node': 'n3', 'verdict': 'not tested', 'reasons': ['Slurm state drained']}])
+    assert lines == ['scontrol update nodename=n2 state=drain reason="mdxbench acceptance: '
+                     "HpccHpl gflops=3.1 GFLOPS: outlier (nodes' median 60.2)\""]
