@@ -238,7 +238,8 @@ def cmd_accept(args):
 
     from mdxbench.post import acceptance, fleet, records
 
-    p = fleet.plan(args.system, args.partition, args.slurm_partition, args.max_jobs)
+    p = fleet.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
+                   nodes=args.nodes.split(',') if args.nodes else None)
     reframe_args = [a for a in args.reframe_args if a != '--']
     if args.dry_run:
         m = fleet.acceptance_cases(args.system, args.partition)
@@ -440,6 +441,7 @@ def build_parser():
     p.add_argument('--slurm-partition', help='Slurm partition (default: --partition)')
     p.add_argument('--max-jobs', type=int, help='jobs in the queue at once (default: one '
                    'per node to test)')
+    p.add_argument('--nodes', help='only these nodes of the partition (comma-separated)')
     p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
     p.add_argument('--out', help='directory for job scripts, outputs and perflogs '
                    '(default: <state>/accept/<time>)')

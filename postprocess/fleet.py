@@ -34,8 +34,9 @@ class Plan:
     max_jobs: int
 
 
-def plan(system, partition, slurm_partition=None, max_jobs=None, states=None):
-    '''Which nodes get a job, from Slurm's node states and the site config.'''
+def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, nodes=None):
+    '''Which nodes get a job, from Slurm's node states and the site config (``nodes``:
+    only these of the partition).'''
     from mdxbench.sitecfg import build_config
 
     cfg = build_config(REPO_ROOT / 'site-configs', selected=system)
@@ -49,6 +50,12 @@ def plan(system, partition, slurm_partition=None, max_jobs=None, states=None):
         raise ValueError(f'sinfo lists no node in Slurm partition '
                          f'{slurm_partition or partition!r} (SLURM_CONF '
                          f'{os.environ.get("SLURM_CONF", "unset")})')
+    if nodes:
+        unknown = sorted(set(nodes) - set(states))
+        if unknown:
+            raise ValueError(f'not in Slurm partition {slurm_partition or partition!r}: '
+                             f'{", ".join(unknown)}')
+        states = {n: s for n, s in states.items() if n in nodes}
     testable, untested = [], {}
     for node, state in sorted(states.items()):
         st = state.lower().rstrip('*~#!%$@^-')
