@@ -6,6 +6,7 @@
     mdxbench changes [PATH ...]    change points over each series' history, explained
     mdxbench event add|list        system events to cut the baseline at
     mdxbench acceptance [PATH ...] per-node verdicts of the acceptance checks
+    mdxbench accept                one job per node with every acceptance check, verdicts
     mdxbench report --out DIR      the papers' tables, figures and trend pages (HTML)
     mdxbench references propose    reference entries from the latest stable measurements
     mdxbench export --out F        the records as Parquet (for --parquet)
