@@ -42,7 +42,7 @@ PROVENANCE = {
     'toolchain': lambda m: _binary(m.get('toolchain')),
     'bench_version': lambda m: m.get('bench_version'),
     'suite': lambda m: (m.get('suite_commit') or '')[:12] or None,
-    'kernel': lambda m: m.get('kernel'),
+    'kernel': lambda m: m.get('node_kernel'),
 }
 
 

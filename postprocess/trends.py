@@ -29,7 +29,7 @@ def _hover(meta_text, row):
     binary = changes.PROVENANCE['binary'](meta) or '?'
     return (f"job {row['jobid']}<br>nodes {row['nodes'] or '?'}<br>"
             f"suite {(meta.get('suite_commit') or '?')[:12]}<br>binary {binary}<br>"
-            f"kernel {meta.get('kernel') or '?'}")
+            f"kernel {meta.get('node_kernel') or '?'}")
 
 
 def chart(series_rows, key, cps, events):

@@ -188,7 +188,7 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     @run_before('run', always_last=True)
     def record_node_kernel(self):
         '''The compute node's kernel release (``uname -r`` in the job, not on the login
-        node) goes to ``meta.kernel``: a kernel update is a change point's usual cause.'''
+        node) goes to ``meta.node_kernel``: a kernel update is a change point's usual cause.'''
         self.prerun_cmds = [f'{{ uname -r; hostname; }} > {NODE_KERNEL_FILE}'] + self.prerun_cmds
 
     def node_kernel(self):
@@ -270,7 +270,7 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     def _parse_and_check(self):
         # the batch host too: ReFrame's squeue backend may not see the nodes of a short job
         kernel, host = self.node_kernel()
-        self.mdx_extra = dict(self.mdx_extra, kernel=kernel, job_host=host)
+        self.mdx_extra = dict(self.mdx_extra, node_kernel=kernel, job_host=host)
         try:
             with open(self.output_path, errors='replace') as fp:
                 text = fp.read()

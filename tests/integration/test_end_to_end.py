@@ -100,7 +100,7 @@ def test_perflogs_hold_every_perf_value_with_provenance(suite_run):
         # ReFrame's squeue backend (local) may not see the node of a job that ends fast:
         # the job's own host name is recorded as well
         assert re.fullmatch(r'\d+', r['jobid']) and (r['nodelist'] or r['meta']['job_host']), r
-        assert r['meta']['kernel'] == os.uname().release, r
+        assert r['meta']['node_kernel'] == os.uname().release, r
         assert r['meta']['command'] and r['meta']['bench_version'] != 'unknown', r
         assert len(r['meta']['suite_commit']) >= 40
         assert r['perf_better'] == catalog.describe(classes[r['check'].split()[0]])['better'][r['perf_var']]

@@ -24,7 +24,7 @@ def stepped_history(tmp_path):
     for i in range(half, len(body)):
         line = re.sub(r'\|triad\|([0-9.eE+-]+)\|',
                       lambda m: f'|triad|{float(m.group(1)) * 0.7:.4f}|', body[i])
-        body[i] = re.sub(r'"kernel":\s*"([^"]+)"', r'"kernel":"\1-updated"', line)
+        body[i] = re.sub(r'"node_kernel":\s*"([^"]+)"', r'"node_kernel":"\1-updated"', line)
         assert body[i] != line
     f.write_text('\n'.join([header] + body) + '\n')
     t_early, t_after = body[half // 2].split('|')[0], body[half].split('|')[0]

@@ -19,7 +19,7 @@ def rows(values, check='BabelStreamOmp', var='triad', unit='GB/s', better='highe
          system='mdx2', part='vc16m32g', environ='spack', meta=None, nodes=None):
     out = []
     for i, v in enumerate(values):
-        m = meta(i) if meta else {'suite_commit': 'a1b2c3d4e5f6', 'kernel': '6.1.0-25'}
+        m = meta(i) if meta else {'suite_commit': 'a1b2c3d4e5f6', 'node_kernel': '6.1.0-25'}
         out.append({'time': (T0 + dt.timedelta(days=i)).isoformat(), 'system': system,
                     'partition': part, 'environ': environ, 'check': check, 'perf_var': var,
                     'value': float(v), 'unit': unit, 'better': better, 'ref': None,
@@ -57,7 +57,7 @@ def test_the_same_rise_declared_higher_is_better_is_an_improvement_and_none_is_u
 
 def test_the_explanation_names_what_changed_and_the_event_between_the_runs():
     def meta(i):
-        return {'suite_commit': 'a1b2c3d4e5f6', 'kernel': '6.1.0-25' if i < 30 else '6.1.0-26',
+        return {'suite_commit': 'a1b2c3d4e5f6', 'node_kernel': '6.1.0-25' if i < 30 else '6.1.0-26',
                 'binary': {'source': 'spack', 'spack_spec': 'babelstream@5.0', 'spack_hash': 'h1'}}
 
     ev = [{'system': 'mdx2', 'partition': None, 'name': 'hypervisor kernel update',
