@@ -193,17 +193,6 @@ def test_job_past_its_time_limit_is_reported_as_a_timeout(cluster, work):
     assert 'TIMEOUT' in res.stdout or 'time limit' in res.stdout, res.stdout[-3000:]
 
 
-def test_stop_removes_everything_and_twice_is_harmless(cluster):
-    for _ in range(2):
-        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
-        assert res.returncode == 0, res.stderr
-
-    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
-    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
-    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
-    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
-
-
 def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
     '''ci/cluster.sh degrade: a CPU quota on mdxnode2's slurmd slows the jobs there (not on
     mdxnode1); a rate limit on mdxnode3's veth slows its TCP throughput to the host side;
@@ -243,3 +232,15 @@ def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
             assert run(['bash', 'ci/cluster.sh', 'restore', n]).returncode == 0
     assert seconds('mdxnode2') < 2 * healthy
     assert gbits('mdxnode3') > 0.2
+
+
+def test_stop_removes_everything_and_twice_is_harmless(cluster):
+    for _ in range(2):
+        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+        assert res.returncode == 0, res.stderr
+
+    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
+    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
+    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
+    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
+
