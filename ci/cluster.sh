@@ -20,7 +20,7 @@ TIMEOUT=${MDXBENCH_CLUSTER_TIMEOUT:-90}
 BRIDGE=mdxbr0
 NET=198.18.0
 HOST_IP=$NET.1
-DB_PORT=3307 DBD_PORT=6919 CTLD_PORT=6917 SLURMD_PORT=6918
+DB_PORT=3307 DBD_PORT=6919 CTLD_PORT=6917 SLURMD_PORT=6918 PEER_PORT=12866
 HOSTS_BEGIN='# BEGIN mdxbench test cluster'
 HOSTS_END='# END mdxbench test cluster'
 export SLURM_CONF="$CONF"
@@ -217,6 +217,12 @@ start() {
     echo "$n" >"$nodes_file"
     ensure_munge
     net_up "$n"
+    # the network peer of the nodes (NetperfToPeer, `extras.network_peer` of nscluster):
+    # a netserver on the host side of the bridge, one process per connection
+    if ! pid_alive "$CDIR/netserver.pid.ours"; then
+        setsid netserver -D -p "$PEER_PORT" -L "$HOST_IP" >>"$LOGS/cluster-netserver.out" 2>&1 </dev/null &
+        echo $! >"$CDIR/netserver.pid.ours"
+    fi
     db_start
     dbd_start
     write_conf "$n"
@@ -266,6 +272,7 @@ stop() {
     for f in /sys/fs/cgroup/$CG_NAME-mdxnode* /sys/fs/cgroup/cpu/$CG_NAME-mdxnode*; do
         [[ -d $f ]] && rmdir "$f" 2>/dev/null || true     # degraded nodes' cgroups, now empty
     done
+    stop_pid netserver "$CDIR/netserver.pid.ours"
     stop_pid slurmdbd "$CDIR/slurmdbd.pid.ours"
     stop_pid mariadbd "$CDIR/mariadbd.pid.ours"
     net_down

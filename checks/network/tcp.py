@@ -111,3 +111,31 @@ class Iperf3Aggregate(MdxBenchTest):
         self.mdx_extra = dict(self.mdx_extra, per_pair_gbps=results['per_pair_gbps'],
                               nic_dev=info['dev'], multiqueue=info['multiqueue'],
                               nic_rx_queues=info['rx_queues'], nic_tx_queues=info['tx_queues'])
+
+
+@rfm.simple_test
+class NetperfToPeer(MdxBenchTest):
+    '''Node acceptance of the network: this node's TCP throughput to a netserver every
+    node reaches (``extras.network_peer`` of the partition: a login or service node),
+    netperf 2.7.0 TCP_STREAM. One node at a time or all at once (netserver serves each
+    connection in a process of its own); a node whose NIC or path is degraded stands
+    out among the nodes.'''
+    descr = 'netperf TCP_STREAM from the node to the site\'s network peer'
+    valid_systems = ['+network_peer']
+    tags = {'network', 'acceptance'}
+    bench_name = 'netperf'
+    bench_binary = 'netperf'
+    parser = staticmethod(netperf.parse_stream)
+    duration = variable(int, value=5)
+    perf_table = {'throughput': ('throughput_gbps', 'Gbit/s', 'higher')}
+
+    @run_before('run')
+    def set_command(self):
+        peer = self.current_partition.extras['network_peer']
+        self.num_tasks = 1
+        self.num_tasks_per_node = 1
+        self.prerun_cmds += [f'{self.bench_path} -V']
+        self.executable = self.bench_path
+        self.executable_opts = ['-H', str(peer['host']), '-p', str(peer.get('port', 12865)),
+                                '-t', 'TCP_STREAM', '-l', str(self.duration), '--', '-o',
+                                'THROUGHPUT,THROUGHPUT_UNITS,LOCAL_SEND_SIZE,ELAPSED_TIME']

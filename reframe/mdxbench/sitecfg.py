@@ -374,7 +374,8 @@ def target_features(part):
     or ``{path, shared: true}`` for one every node sees), ``shared_storage_<name>`` for
     the shared ones (multi-node I/O), and
     ``object_<name>`` for each S3 target with an endpoint (``extras.object_targets``; one
-    whose endpoint is empty is not usable, so no check case is made for it).'''
+    whose endpoint is empty is not usable, so no check case is made for it), and
+    ``network_peer`` where a netserver peer is declared.'''
     extras = part.get('extras') or {}
     storage = extras.get('storage_targets') or {}
     feats = [f'storage_{n}' for n in storage]
@@ -382,6 +383,10 @@ def target_features(part):
               if isinstance(t, dict) and t.get('shared')]
     feats += [f'object_{n}' for n, t in (extras.get('object_targets') or {}).items()
               if (t or {}).get('endpoint')]
+    # a netserver every node can reach (`extras.network_peer: {host, port}`): the per-node
+    # network acceptance check measures each node against it
+    if (extras.get('network_peer') or {}).get('host'):
+        feats.append('network_peer')
     return feats
 
 

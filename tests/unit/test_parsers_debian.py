@@ -123,3 +123,15 @@ def test_netperf_version_and_selectors(fixture_text):
     assert (r['throughput'], r['throughput_units']) == (7147.91, 'Trans/s')
     assert (r['p50_us'], r['p90_us'], r['p99_us'], r['mean_us']) == (121, 167, 526, 139.62)
     assert (r['min_us'], r['max_us']) == (16, 6901)
+
+
+def test_netperf_tcp_stream_throughput(fixture_text):
+    """Debian's netperf 2.7.0 TCP_STREAM on loopback with -o selectors (NetperfToPeer)."""
+    text = fixture_text('netperf/netperf-2.7.0-debian-V-tcp_stream.out')
+    r = netperf.parse_stream(text)
+    assert r == {'test': 'TCP_STREAM', 'version': '2.7.0', 'throughput_gbps': 23.24715,
+                 'elapsed_s': 2.0}
+    with pytest.raises(ParseError, match='TCP STREAM TEST'):
+        netperf.parse_stream(fixture_text('netperf/netperf-2.7.0-debian-V-tcp_rr.out'))
+    with pytest.raises(ParseError, match='no line of values'):
+        netperf.parse_stream(text[:text.index('23247.15')])

@@ -1,5 +1,5 @@
-'''netperf 2.7 request/response tests (``TCP_RR``, ``UDP_RR``) run with ``-o`` output
-selectors (CSV: a header line of selector names, a line of values).'''
+'''netperf 2.7 request/response tests (``TCP_RR``, ``UDP_RR``) and ``TCP_STREAM`` run with
+``-o`` output selectors (CSV: a header line of selector names, a line of values).'''
 import csv
 import io
 import re
@@ -21,10 +21,11 @@ _NAMES = {
 }
 
 
-def parse_rr(text):
+def _selectors(text, banner, what):
+    '''(banner match, [(selector name, value)]) of a netperf run with -o selectors.'''
     require(text and text.strip(), 'netperf output is empty')
-    m = re.search(r'^(?:MIGRATED )?(TCP|UDP) REQUEST/RESPONSE TEST', text, re.M)
-    require(m, 'no "TCP/UDP REQUEST/RESPONSE TEST" banner: not a netperf *_RR test')
+    m = re.search(banner, text, re.M)
+    require(m, f'no "{what}" banner: not a netperf {what}')
     # The header may be wrapped over several lines (as in netperf's own terminal output):
     # join everything between the banner and the first line that starts with a number.
     # The banner itself may wrap: the header starts at the first line that starts with a
@@ -47,10 +48,35 @@ def parse_rr(text):
     vals = next(csv.reader(io.StringIO(values)))
     require(len(names) == len(vals),
             f'netperf: {len(names)} selector names but {len(vals)} values: truncated?')
-    out = {'test': f'{m.group(1)}_RR'}
+    return m, list(zip(names, vals))
+
+
+def _version(text):
     # `netperf -V` before the test (the checks run it): "Netperf version 2.7.0"
     ver = re.search(r'^Netperf version (\S+)', text, re.M)
-    out['version'] = ver.group(1) if ver else 'unknown'
+    return ver.group(1) if ver else 'unknown'
+
+
+def parse_stream(text):
+    '''A ``TCP_STREAM`` run with ``-o THROUGHPUT,THROUGHPUT_UNITS,...``:
+    ``{'test', 'version', 'throughput_gbps', 'elapsed_s'}``.'''
+    _, pairs = _selectors(text, r'^(?:MIGRATED )?TCP STREAM TEST', 'TCP STREAM TEST')
+    sel = {n.strip(): v for n, v in pairs}
+    require('Throughput' in sel and sel.get('Throughput Units') == '10^6bits/s',
+            'netperf TCP_STREAM: no Throughput in 10^6bits/s (run with '
+            '-o THROUGHPUT,THROUGHPUT_UNITS)')
+    out = {'test': 'TCP_STREAM', 'version': _version(text),
+           'throughput_gbps': float(sel['Throughput']) / 1000}
+    if 'Elapsed Time (sec)' in sel:
+        out['elapsed_s'] = float(sel['Elapsed Time (sec)'])
+    return out
+
+
+def parse_rr(text):
+    m, pairs = _selectors(text, r'^(?:MIGRATED )?(TCP|UDP) REQUEST/RESPONSE TEST',
+                          'TCP/UDP REQUEST/RESPONSE TEST')
+    names, vals = [n for n, _ in pairs], [v for _, v in pairs]
+    out = {'test': f'{m.group(1)}_RR', 'version': _version(text)}
     for n, v in zip(names, vals):
         key = _NAMES.get(n.strip())
         if key is None:
