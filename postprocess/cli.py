@@ -269,11 +269,8 @@ def cmd_accept(args):
     for ln in lines:
         print(ln)
     if args.drain:
-        for v in verdicts:
-            if v['verdict'] == 'fail':
-                subprocess.run(['scontrol', 'update', f"nodename={v['node']}", 'state=drain',
-                                'reason=mdxbench acceptance: ' + '; '.join(v['reasons'])[:180]],
-                               check=True, timeout=60)
+        for cmd in fleet.drain_commands(verdicts):
+            subprocess.run(cmd, check=True, timeout=60)
     if args.json:
         pathlib.Path(args.json).write_text(acceptance.to_json(verdicts, extra={
             'jobs': fig['jobs'], 'max_in_queue': fig['max_in_queue'],

@@ -134,12 +134,18 @@ def run(p, out, reframe_args=(), time_limit='30:00', poll=2.0, log=print):
             'job_ids': jobs}
 
 
-def drain_lines(verdicts):
-    '''``scontrol update`` lines that take the failed nodes out of service.'''
+def drain_commands(verdicts):
+    '''``scontrol update`` argument lists that take the failed nodes out of service.'''
     out = []
     for v in verdicts:
         if v['verdict'] == 'fail':
-            reason = ('mdxbench acceptance: ' + '; '.join(v['reasons']))[:200]
-            reason = reason.replace('"', "'")
-            out.append(f'scontrol update nodename={v["node"]} state=drain reason="{reason}"')
+            reason = ('mdxbench acceptance: ' + '; '.join(v['reasons']))[:200].replace('"', "'")
+            out.append(['scontrol', 'update', f'nodename={v["node"]}', 'state=drain',
+                        f'reason={reason}'])
     return out
+
+
+def drain_lines(verdicts):
+    '''The same commands as lines to print (the reason in double quotes).'''
+    return [' '.join(c[:-1]) + ' reason="' + c[-1].removeprefix('reason=') + '"'
+            for c in drain_commands(verdicts)]

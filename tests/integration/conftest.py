@@ -70,3 +70,34 @@ def count(es):
 
 def mdxbench(*args, env=None, timeout=300):
     return run([str(VENV_BIN / 'mdxbench'), *args], env=env, timeout=timeout)
+
+
+# --- the namespace cluster of ci/cluster.sh -------------------------------------------
+STATE = pathlib.Path(os.environ.get('MDXBENCH_STATE_DIR') or ROOT / '.mdxbench')
+CLUSTER_CONF = STATE / 'cluster' / 'etc' / 'slurm.conf'
+
+
+def cluster_slurm(*cmd, **kw):
+    '''A Slurm command against the namespace cluster.'''
+    return run(list(cmd), env={'SLURM_CONF': str(CLUSTER_CONF)}, **kw)
+
+
+def _namespace_cluster(nodes):
+    res = run(['bash', 'ci/cluster.sh', 'start', str(nodes)], timeout=300)
+    if res.returncode != 0:
+        run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)    # what did start
+        pytest.fail(f'ci/cluster.sh start {nodes} failed:\n{res.stderr[-4000:]}')
+    yield
+    run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+
+
+@pytest.fixture(scope='module')
+def cluster(services):
+    '''The 3-node cluster, for one test module.'''
+    yield from _namespace_cluster(3)
+
+
+@pytest.fixture(scope='module')
+def cluster8(services):
+    '''The 8-node cluster (fleet acceptance), for one test module.'''
+    yield from _namespace_cluster(8)

@@ -12,27 +12,12 @@ import uuid
 
 import pytest
 
-from conftest import ROOT, VENV_BIN, mdxbench, run
+from conftest import CLUSTER_CONF, ROOT, STATE, VENV_BIN, cluster_slurm, mdxbench, run
 from mdxbench import perflog
 
-STATE = pathlib.Path(os.environ.get('MDXBENCH_STATE_DIR') or ROOT / '.mdxbench')
-CONF = STATE / 'cluster' / 'etc' / 'slurm.conf'
 NODES = ['mdxnode1', 'mdxnode2', 'mdxnode3']
-
-
-def slurm(*cmd, **kw):
-    return run(list(cmd), env={'SLURM_CONF': str(CONF)}, **kw)
-
-
-@pytest.fixture(scope='module')
-def cluster(services):
-    res = run(['bash', 'ci/cluster.sh', 'start', '3'], timeout=300)
-    if res.returncode != 0:
-        run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)    # what did start
-        pytest.fail(f'ci/cluster.sh start failed:\n{res.stderr[-4000:]}')
-
-    yield
-    run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+CONF = CLUSTER_CONF
+slurm = cluster_slurm
 
 
 @pytest.fixture

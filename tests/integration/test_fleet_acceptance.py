@@ -6,30 +6,12 @@ lines, and list the drained node as not tested. The namespace nodes share this m
 two cores: CPU-bound figures are only comparable between nodes measured one at a time
 (--max-jobs 1; two HPL jobs of 2 ranks each on 2 cores gave 57 and 4.7 GFLOPS).'''
 import json
-import os
-import pathlib
 
-import pytest
+from conftest import CLUSTER_CONF, cluster_slurm, mdxbench, run
 
-from conftest import ROOT, mdxbench, run
-
-STATE = pathlib.Path(os.environ.get('MDXBENCH_STATE_DIR') or ROOT / '.mdxbench')
-CONF = STATE / 'cluster' / 'etc' / 'slurm.conf'
 NODES = [f'mdxnode{i}' for i in range(1, 9)]
-
-
-def slurm(*cmd, **kw):
-    return run(list(cmd), env={'SLURM_CONF': str(CONF)}, **kw)
-
-
-@pytest.fixture(scope='module')
-def cluster8(services):
-    res = run(['bash', 'ci/cluster.sh', 'start', '8'], timeout=300)
-    if res.returncode != 0:
-        run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
-        pytest.fail(f'ci/cluster.sh start 8 failed:\n{res.stderr[-4000:]}')
-    yield
-    run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+CONF = CLUSTER_CONF
+slurm = cluster_slurm
 
 
 def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path):
