@@ -6,9 +6,11 @@
 # nodes see the same filesystem, as a shared Lustre or NFS would be. Addresses come from
 # 198.18.0.0/15, the range reserved for benchmarking networks.
 # Usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME
-#        ci/cluster.sh degrade NAME cpu PERCENT | degrade NAME net RATE | restore NAME
+#        ci/cluster.sh degrade NAME cpu PERCENT | degrade NAME net RATE |
+#                      degrade NAME io BYTES_PER_S | restore NAME
 # Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_PARTITION (nodes),
-#           MDXBENCH_CLUSTER_TIMEOUT (90 s per wait).
+#           MDXBENCH_CLUSTER_TIMEOUT (90 s per wait), MDXBENCH_CLUSTER_DISK_MB (256: each
+#           node's local disk, a sparse ext4 image).
 source "$(dirname "$0")/lib.sh"
 
 CDIR="$MDXBENCH_STATE_DIR/cluster"
@@ -17,6 +19,8 @@ CONF="$CDIR/etc/slurm.conf"
 DBDCONF="$CDIR/etc/slurmdbd.conf"
 PARTITION=${MDXBENCH_CLUSTER_PARTITION:-nodes}
 TIMEOUT=${MDXBENCH_CLUSTER_TIMEOUT:-90}
+DISK_MB=${MDXBENCH_CLUSTER_DISK_MB:-256}
+LOCALDISK="$CDIR/localdisk"     # where every node sees its own disk (nscluster: node_local)
 BRIDGE=mdxbr0
 NET=198.18.0
 HOST_IP=$NET.1
@@ -186,21 +190,46 @@ CONF
 }
 
 start_slurmd() {
-    local i=$1 name
+    local i=$1 name img
     name=$(node_name "$i")
     pid_alive "$CDIR/slurmd.$name.pid.ours" && return
     # nsenter --net + unshare --uts --mount (not `ip netns exec`, which remounts /sys and
     # breaks slurmd's cgroup detection); all exec, so $! is slurmd's own PID. Each node gets
     # its own TmpFS (PMIx keeps per-step directories there, which must not collide between
-    # nodes): a per-node directory bound over $CDIR/nodetmp in the node's mount namespace.
-    # Everything else, the project's directories included, is shared as a cluster file
-    # system would be.
-    mkdir -p "$CDIR/spool/$name" "$CDIR/tmp/$name" "$CDIR/nodetmp"
+    # nodes): a per-node directory bound over $CDIR/nodetmp in the node's mount namespace,
+    # and its own local disk at $LOCALDISK: an ext4 image mounted through a loop device
+    # (a block device, so `degrade NODE io` can throttle it; detached when the node's last
+    # process ends). Everything else, the project's directories included, is shared as a
+    # cluster file system would be.
+    mkdir -p "$CDIR/spool/$name" "$CDIR/tmp/$name" "$CDIR/nodetmp" "$CDIR/disks" "$LOCALDISK"
     chmod 1777 "$CDIR/tmp/$name"
+    img="$CDIR/disks/$name.img"
+    if [[ ! -s $img ]]; then
+        truncate -s "${DISK_MB}M" "$img.new"
+        mkfs.ext4 -q -F -L "$name" "$img.new" || die "mkfs.ext4 $img failed"
+        mv "$img.new" "$img"
+    fi
     setsid nsenter --net="/var/run/netns/$name" unshare --uts --mount --propagation private \
-        sh -c "mount --bind '$CDIR/tmp/$name' '$CDIR/nodetmp' && hostname $name && exec slurmd -D -N $name -f '$CONF'" \
+        sh -c "mount --bind '$CDIR/tmp/$name' '$CDIR/nodetmp' && mount -o loop '$img' '$LOCALDISK' && chmod 1777 '$LOCALDISK' && hostname $name && exec slurmd -D -N $name -f '$CONF'" \
         >>"$LOGS/cluster-slurmd.$name.out" 2>&1 </dev/null &
     echo $! >"$CDIR/slurmd.$name.pid.ours"
+}
+
+# the nodes' disks: their loop devices go when the last process of a node's mount
+# namespace ends (autoclear); detach what is left, then remove the images
+disks_down() {
+    local img dev t
+    for img in "$CDIR"/disks/mdxnode*.img; do
+        [[ -e $img ]] || continue
+        for ((t = 0; t < 20; t++)); do
+            [[ -z $(losetup -n -O NAME -j "$img") ]] && break
+            sleep 0.5
+        done
+        for dev in $(losetup -n -O NAME -j "$img"); do
+            losetup -d "$dev" 2>/dev/null || log "cluster: $dev ($img) still in use"
+        done
+        rm -f "$img"
+    done
 }
 
 idle_nodes() { sinfo -h -N -p "$PARTITION" -o '%N %T' 2>/dev/null | grep -c ' idle'; }
@@ -269,9 +298,10 @@ stop() {
         stop_pid "${f%.pid.ours}" "$CDIR/$f"
     done
     stop_pid slurmctld "$CDIR/slurmctld.pid.ours"
-    for f in /sys/fs/cgroup/$CG_NAME-mdxnode* /sys/fs/cgroup/cpu/$CG_NAME-mdxnode*; do
+    for f in /sys/fs/cgroup/$CG_NAME-mdxnode* /sys/fs/cgroup/{cpu,blkio}/$CG_NAME-mdxnode*; do
         [[ -d $f ]] && rmdir "$f" 2>/dev/null || true     # degraded nodes' cgroups, now empty
     done
+    disks_down
     stop_pid netserver "$CDIR/netserver.pid.ours"
     stop_pid slurmdbd "$CDIR/slurmdbd.pid.ours"
     stop_pid mariadbd "$CDIR/mariadbd.pid.ours"
@@ -283,53 +313,85 @@ stop() {
 #   own; its jobs inherit it (proctrack/linuxproc, task/none: job steps stay in slurmd's
 #   cgroup). cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us).
 # net RATE: a token-bucket rate limit (tc tbf, e.g. 50mbit) on both ends of the node's veth.
-# restore: slurmd back to the root cgroup, the qdiscs removed.
+# io BYTES_PER_S: a read and write bandwidth limit (e.g. 20M) on the node's local disk (its
+#   loop device) for slurmd and its jobs: cgroup v2 io.max or v1 blkio.throttle.*_bps_device
+#   (direct I/O, as fio runs, is throttled; the page cache is not).
+# restore: slurmd back to the root cgroups, the qdiscs removed.
 CG_NAME=mdxbench-degrade
+cgroup_v2() { [[ -f /sys/fs/cgroup/cgroup.controllers ]]; }
+# cgroup_dir NODE CONTROLLER: our cgroup of the node for that controller
 cgroup_dir() {
-    if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then echo "/sys/fs/cgroup/$CG_NAME-$1"
-    else echo "/sys/fs/cgroup/cpu/$CG_NAME-$1"; fi
+    if cgroup_v2; then echo "/sys/fs/cgroup/$CG_NAME-$1"
+    else echo "/sys/fs/cgroup/$2/$CG_NAME-$1"; fi
+}
+cgroup_join() {     # cgroup_join DIR PID
+    echo "$2" >"$1/cgroup.procs" || die "cannot move PID $2 into $1"
+    grep -qx "$2" "$1/cgroup.procs" || die "PID $2 is not in $1 after the move"
 }
 
 node_index() { [[ $1 =~ ^mdxnode([0-9]+)$ ]] || die "no such node '$1'"; echo "${BASH_REMATCH[1]}"; }
 
+disk_devno() {      # MAJ:MIN of the loop device under NODE's local disk
+    local img="$CDIR/disks/$1.img" dev
+    dev=$(losetup -n -O NAME -j "$img" | head -n 1)
+    [[ -n $dev ]] || die "$1: its local disk ($img) is on no loop device (is the node up?)"
+    cat "/sys/block/${dev#/dev/}/dev"
+}
+
 degrade() {
     require_root "ci/cluster.sh degrade"
-    local name=$1 what=$2 arg=${3:-} i cg pid
+    local name=$1 what=$2 arg=${3:-} i cg pid devno bps
     i=$(node_index "$name")
     pid_alive "$CDIR/slurmd.$name.pid.ours" || die "degrade: slurmd of $name is not running"
     pid=$(cat "$CDIR/slurmd.$name.pid.ours")
     case $what in
         cpu)
             [[ $arg =~ ^[0-9]+$ && $arg -ge 1 ]] || die "degrade $name cpu PERCENT (of one CPU, >= 1)"
-            cg=$(cgroup_dir "$name")
+            cg=$(cgroup_dir "$name" cpu)
             mkdir -p "$cg"
-            if [[ -f $cg/cpu.max ]]; then echo "$((arg * 1000)) 100000" >"$cg/cpu.max"
+            if cgroup_v2; then
+                echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+                echo "$((arg * 1000)) 100000" >"$cg/cpu.max"
             else echo 100000 >"$cg/cpu.cfs_period_us"; echo $((arg * 1000)) >"$cg/cpu.cfs_quota_us"; fi
-            echo "$pid" >"$cg/cgroup.procs"
+            cgroup_join "$cg" "$pid"
             log "cluster: $name: slurmd (PID $pid) and its jobs limited to $arg% of one CPU ($cg)" ;;
         net)
             [[ $arg =~ ^[0-9]+[kmg]?bit$ ]] || die "degrade $name net RATE (e.g. 50mbit)"
             tc qdisc replace dev "mdxv$i" root tbf rate "$arg" burst 32kbit latency 100ms
             ip netns exec "$name" tc qdisc replace dev eth0 root tbf rate "$arg" burst 32kbit latency 100ms
             log "cluster: $name: network limited to $arg each way (tc tbf on mdxv$i and its eth0)" ;;
-        *) die "degrade NODE cpu PERCENT | net RATE" ;;
+        io)
+            [[ $arg =~ ^[0-9]+[KMG]?$ ]] || die "degrade $name io BYTES_PER_S (e.g. 20M)"
+            bps=$(numfmt --from=iec "$arg")
+            devno=$(disk_devno "$name")
+            cg=$(cgroup_dir "$name" blkio)
+            mkdir -p "$cg"
+            if cgroup_v2; then
+                echo +io >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+                echo "$devno rbps=$bps wbps=$bps" >"$cg/io.max"
+            else
+                echo "$devno $bps" >"$cg/blkio.throttle.read_bps_device"
+                echo "$devno $bps" >"$cg/blkio.throttle.write_bps_device"
+            fi
+            cgroup_join "$cg" "$pid"
+            log "cluster: $name: local disk (device $devno) limited to $arg bytes/s each way for slurmd (PID $pid) and its jobs ($cg)" ;;
+        *) die "degrade NODE cpu PERCENT | net RATE | io BYTES_PER_S" ;;
     esac
 }
 
 restore() {
     require_root "ci/cluster.sh restore"
-    local name=$1 i cg pid root p
+    local name=$1 i cg p
     i=$(node_index "$name")
-    cg=$(cgroup_dir "$name")
-    if [[ -d $cg ]]; then
-        root=$(dirname "$cg")
+    for cg in $(cgroup_dir "$name" cpu) $(cgroup_dir "$name" blkio); do
+        [[ -d $cg ]] || continue
         # every process still in it (slurmd, and jobs it started meanwhile) goes back
-        while read -r p; do echo "$p" >"$root/cgroup.procs" 2>/dev/null || true; done <"$cg/cgroup.procs"
+        while read -r p; do echo "$p" >"$(dirname "$cg")/cgroup.procs" 2>/dev/null || true; done <"$cg/cgroup.procs"
         rmdir "$cg" 2>/dev/null || log "cluster: $name: $cg not removed (a process is still leaving it)"
-    fi
+    done
     tc qdisc del dev "mdxv$i" root 2>/dev/null || true
     ip netns exec "$name" tc qdisc del dev eth0 root 2>/dev/null || true
-    log "cluster: $name: restored (no CPU quota, no rate limit)"
+    log "cluster: $name: restored (no CPU quota, no I/O limit, no rate limit)"
 }
 
 status() {
@@ -354,7 +416,7 @@ case ${1:-} in
     status) status ;;
     env) echo "export SLURM_CONF=$CONF" ;;
     restart-node) restart_node "${2:?node name}" ;;
-    degrade) degrade "${2:?node name}" "${3:?cpu or net}" "${4:-}" ;;
+    degrade) degrade "${2:?node name}" "${3:?cpu, net or io}" "${4:-}" ;;
     restore) restore "${2:?node name}" ;;
-    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT|degrade NAME net RATE|restore NAME" ;;
+    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT|net RATE|io BYTES_PER_S|restore NAME" ;;
 esac

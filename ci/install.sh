@@ -12,6 +12,8 @@ APT_PACKAGES=(
     slurm-wlm slurm-client munge
     # the multi-node test cluster (ci/cluster.sh): accounting, so ReFrame's `slurm` backend works
     slurmdbd mariadb-server
+    # each namespace node's local disk: an ext4 image on a loop device (mkfs.ext4, losetup)
+    e2fsprogs util-linux
     openmpi-bin libopenmpi-dev
     fio iperf3 hpcc sockperf ethtool likwid linux-perf
     # from Debian's non-free component (enable_nonfree): netperf 2.7.0 (the papers' version)

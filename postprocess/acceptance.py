@@ -3,7 +3,7 @@
 
 A node passes when every acceptance measurement on it passed its reference and none is an
 outlier among the nodes (beyond ``z`` robust standard deviations, 1.4826 x MAD, on the
-worse side of the median of all nodes). Nodes of the partition with no measurement -- or
+worse side of the median of all nodes, and at least ``min_effect`` of that median). Nodes of the partition with no measurement -- or
 that Slurm reports drained, down or failed -- are listed as not tested, never as passed.
 '''
 import json
@@ -13,6 +13,12 @@ import polars as pl
 
 from mdxbench.post.records import has_tag, worse_sign
 from mdxbench.post.stats import SIGMA_PER_MAD, median_mad
+
+#: an outlier is at least this much worse than the nodes' median (fraction)
+MIN_EFFECT = 0.10
+
+#: the parameter ReFrame's --distribute adds to pin a case to one node
+NID_PARAM = r' %\$nid=\S+'
 
 BAD_STATES = ('drain', 'drained', 'draining', 'down', 'fail', 'failing', 'maint', 'reserved',
               'not_responding', 'future')
@@ -29,11 +35,22 @@ def slurm_nodes(partition=None):
     return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
 
 
-def judge(df, node_states=None, z=3.0, min_nodes=3):
-    '''Per-node verdicts from acceptance records (one node per record's nodelist).'''
+def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=False,
+          min_effect=MIN_EFFECT):
+    '''Per-node verdicts from acceptance records (one node per record's nodelist).
+
+    ``failures``: {node: [reason]} known from elsewhere (a check that failed before it
+    measured, a job that left no report), each failing its node. ``min_effect``: an
+    outlier is also at least this fraction of the median worse (nodes that agree within a
+    percent make a tiny MAD: 4% below them is within what an operator accepts). ``same_checks``: every
+    node ran the same checks (one ``mdxbench accept`` session), so a check recorded on
+    other nodes but not on this one fails it -- no record goes missing unnoticed.'''
     node_states = node_states or {}
+    failures = failures or {}
+    min_effect = MIN_EFFECT if min_effect is None else min_effect
     acc = df.filter(has_tag('acceptance') & (pl.col('nodes').fill_null('') != '')) \
-            .filter(~pl.col('nodes').str.contains(','))
+            .filter(~pl.col('nodes').str.contains(',')) \
+            .with_columns(pl.col('check').str.replace_all(NID_PARAM, ''))
     # the latest run of each (node, check, perf var); a run that failed before it measured
     # (no value: sanity, e.g. a conformance mismatch, or the job) fails the node with the
     # reason the check gave (meta.failure)
@@ -45,16 +62,16 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
         .unique(['nodes', 'check']).sort(['nodes', 'check'])
     acc = acc.filter(pl.col('value').is_not_null())
     # outlier test against the other nodes' values of the same measurement
-    check_name = pl.col('check').str.split(' ').list.first()
-    stats = acc.with_columns(check_name.alias('base_check')).group_by(
-        ['base_check', 'perf_var']).agg(*median_mad('value'), pl.len().alias('n'))
-    acc = acc.with_columns(check_name.alias('base_check')).join(
-        stats, on=['base_check', 'perf_var'])
+    # (the same case on every node: --distribute's per-node parameter is already gone,
+    # the check's own parameters -- fio's workload, say -- stay apart)
+    stats = acc.group_by(['check', 'perf_var']).agg(*median_mad('value'), pl.len().alias('n'))
+    acc = acc.join(stats, on=['check', 'perf_var'])
     sigma = SIGMA_PER_MAD * pl.col('mad')
     # worse side as the check declared it; no declared direction: never an outlier
     worse = worse_sign() * (pl.col('value') - pl.col('median'))
     acc = acc.with_columns(
-        ((pl.col('n') >= min_nodes) & (sigma > 0) & (worse / sigma > z)).fill_null(False)
+        ((pl.col('n') >= min_nodes) & (sigma > 0) & (worse / sigma > z)
+         & (worse > min_effect * pl.col('median').abs())).fill_null(False)
         .alias('outlier'))
 
     verdicts = {}
@@ -77,6 +94,24 @@ def judge(df, node_states=None, z=3.0, min_nodes=3):
         why = json.loads(r['meta'] or '{}').get('failure') or 'no reason recorded'
         v['reasons'].append(f"{r['check']}: failed: {why}")
 
+    for node, reasons in failures.items():
+        v = verdicts.setdefault(node, {'node': node, 'verdict': 'pass', 'measurements': [],
+                                       'reasons': []})
+        v['reasons'].extend(reasons)
+
+    if same_checks:
+        recorded = acc.select('nodes', 'check').vstack(failed.select('nodes', 'check'))
+        all_checks = set(recorded['check'])
+        for node, v in verdicts.items():
+            have = set(recorded.filter(pl.col('nodes') == node)['check'])
+            if not have:
+                continue        # nothing at all: its job's failure (or untested) says why
+            for check in sorted(all_checks - have):
+                if not any(r.startswith(check + ':') for r in v['reasons']):
+                    n = recorded.filter(pl.col('check') == check)['nodes'].n_unique()
+                    v['reasons'].append(f'{check}: no record from this node (recorded on '
+                                        f'{n} other node{"s" if n > 1 else ""})')
+
     for v in verdicts.values():
         if v['reasons']:
             v['verdict'] = 'fail'
@@ -96,7 +131,9 @@ def render(verdicts):
 
     return textable.render(('node', 'verdict', 'measurements', 'reasons'),
                            [(v['node'], v['verdict'], len(v['measurements']),
-                             '; '.join(v['reasons']) or '-') for v in verdicts])
+                             '; '.join(v['reasons'] + [f'(measured again; before: {e})'
+                                                       for e in v.get('earlier', [])]) or '-')
+                            for v in verdicts])
 
 
 def to_json(verdicts, extra=None):

@@ -12,6 +12,7 @@ outliers and references), with a ``scontrol update ... state=drain`` line printe
 each failed node (run only with ``drain=True``).
 '''
 import dataclasses
+import json
 import os
 import pathlib
 import shlex
@@ -70,16 +71,72 @@ def job_script(p, node, out, reframe_args=(), time_limit='30:00'):
     opts = [f'--job-name=mdxbench-accept-{node}', f'--nodelist={node}', '--nodes=1',
             '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
             *p.access]
+    # --exec-policy=serial: the checks of one node measure one after another -- HPL beside
+    # netperf or fio on the same node would measure the overlap, not the node (ReFrame's
+    # default, async, runs them at once: on 2 cores a node's HPL varied 29-56 GFLOPS).
+    # --report-file: ReFrame's run report says which checks failed before they measured
+    # (setup, build, run, time limit), which no perflog record does.
     cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c',
            str(REPO_ROOT / 'checks'), '-t', 'acceptance', '-r', '--system',
            f'{p.system}:{p.partition}', '--prefix', f'{out}/rfm/{node}', '--nocolor',
-           *reframe_args]
+           '--exec-policy=serial', '--report-file', report_path(out, node), *reframe_args]
     return '\n'.join(['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
         '# mdxbench accept: every acceptance check of this node, in this one job',
         'export MDXBENCH_INSIDE_ALLOCATION=1',
         f'export MDXBENCH_PERFLOG_DIR={shlex.quote(str(out))}/perflogs',
         f'export RFM_CONFIG_FILES={shlex.quote(str(REPO_ROOT / "site-configs" / "settings.py"))}',
         ' '.join(shlex.quote(c) for c in cmd), ''])
+
+
+def report_path(out, node):
+    return f'{out}/rfm/{node}/report.json'
+
+
+def outcomes(out, job_ids, states=None):
+    '''Failures no perflog record carries, per node: a check that failed before it
+    measured (ReFrame's run report: phase and reason), or a job that left no report at all
+    (Slurm's state from sacct). {node: [reason, ...]}.'''
+    states = job_states(list(job_ids.values())) if states is None else states
+    found = {}
+    for node, jid in job_ids.items():
+        path = pathlib.Path(report_path(out, node))
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError) as err:
+            state = states.get(jid, 'state unknown')
+            found[node] = [f'job {jid} ({state}) left no ReFrame report ({err.__class__.__name__}'
+                           f' on {path}); its output: {out}/jobs/{node}.out']
+            continue
+
+        reasons = []
+        for run in report.get('runs', [])[-1:]:
+            for tc in run.get('testcases', []):
+                # sanity and performance failures are in the perflog with their reason
+                if tc.get('result') in ('fail', 'abort') and \
+                        tc.get('fail_phase') not in ('sanity', 'performance'):
+                    why = ' '.join(str(tc.get('fail_reason') or 'no reason given').split())
+                    reasons.append(f"{tc.get('display_name') or tc.get('name')}: failed in "
+                                   f"{tc.get('fail_phase') or 'an unknown phase'}: {why[:300]}")
+        if reasons:
+            found[node] = reasons
+    return found
+
+
+def job_states(ids):
+    '''{job id: "STATE exit N:M"} from sacct; {} without accounting.'''
+    if not ids:
+        return {}
+    try:
+        res = subprocess.run(['sacct', '-n', '-X', '-P', '-o', 'JobID,State,ExitCode', '-j',
+                              ','.join(ids)], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    states = {}
+    for ln in res.stdout.splitlines():
+        parts = ln.split('|')
+        if len(parts) == 3:
+            states[parts[0]] = f'{parts[1]}, exit {parts[2]}'
+    return states
 
 
 def acceptance_cases(system, partition):

@@ -35,16 +35,18 @@ class NodeConformance(MdxBenchTest):
     def declared(self):
         proc = self.current_partition.processor
         facts = partition_facts(self.current_partition)
+        targets = self.current_partition.extras.get('storage_targets') or {}
         return {'cpus': proc.num_cpus, 'threads_per_core': proc.num_cpus_per_core,
                 'sockets': proc.num_sockets, 'memory_gib': facts.get('memory_gib'),
                 'cpu_model': facts.get('cpu_model'), 'kernel': facts.get('kernel'),
                 'nic': facts.get('nic'),
-                'targets': sorted(self.current_partition.extras.get('storage_targets') or {})}
+                'targets': {name: t if isinstance(t, dict) else {'path': t}
+                            for name, t in sorted(targets.items())}}
 
     def derive(self, results):
         self.mdx_extra = dict(self.mdx_extra, facts={
             k: results[k] for k in ('hostname', 'cpu_model', 'threads_per_core', 'sockets',
-                                    'nics', 'targets')})
+                                    'nics', 'targets', 'mounts')})
         wrong = nodefacts.mismatches(self.declared(), results)
         if wrong:
             raise ValueError(f'node {results["hostname"]} is not what '

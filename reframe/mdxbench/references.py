@@ -15,10 +15,13 @@ Layout of a file::
 A check gets the entries for its class and parameters as ReFrame's ``reference``
 dictionary; a system with no entry reports its value with "no reference" and does not fail.
 '''
+import functools
 import os
 import pathlib
 
 import yaml
+
+_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 from mdxbench import REPO_ROOT
 
@@ -37,12 +40,23 @@ def reference_dir(env=None):
 
 def load(directory=None):
     '''All entries: a list of dicts with ``check``, ``target`` (system:partition),
-    the fields above, and ``file``/``key`` for error messages.'''
+    the fields above, and ``file``/``key`` for error messages.
+
+    Every test instance asks for its references: the files are parsed once per content
+    (path, size and modification time), not once per test.'''
     directory = pathlib.Path(directory or reference_dir())
+    files = tuple((str(f), st.st_size, st.st_mtime_ns) for f in sorted(directory.glob('*.yaml'))
+                  for st in [f.stat()])
+    return [dict(e) for e in _load_files(files)]
+
+
+@functools.lru_cache(maxsize=8)
+def _load_files(files):
     entries = []
-    for f in sorted(directory.glob('*.yaml')):
+    for name, _, _ in files:
+        f = pathlib.Path(name)
         try:
-            data = yaml.safe_load(f.read_text()) or {}
+            data = yaml.load(f.read_text(), Loader=_Loader) or {}
         except yaml.YAMLError as err:
             raise ReferenceError(f'{f}: invalid YAML: {err}') from None
 
@@ -84,7 +98,7 @@ def load(directory=None):
                     entries.append(dict(item, check=check, target=str(target), file=str(f),
                                         key=key))
 
-    return entries
+    return tuple(entries)
 
 
 def _matches(entry, params):

@@ -228,4 +228,6 @@ def test_stop_removes_everything_and_twice_is_harmless(cluster):
     assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
     assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
     assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
+    # the nodes' local disks: no image, no loop device left
+    assert 'mdxnode' not in run(['losetup', '-a']).stdout
 

@@ -1,10 +1,15 @@
-'''Node acceptance at fleet scale on 8 namespace nodes (ci/cluster.sh): one node made slow
-on purpose by a CPU quota on its slurmd, one by a rate limit on its network, one drained; `mdxbench accept` submits one job per
-testable node (all acceptance checks inside it), keeps at most --max-jobs in the queue,
-and must flag exactly the slow nodes, each on the metric its fault affects, print their drain
-lines, and list the drained node as not tested. The namespace nodes share this machine's
-two cores: CPU-bound figures are only comparable between nodes measured one at a time
-(--max-jobs 1; two HPL jobs of 2 ranks each on 2 cores gave 57 and 4.7 GFLOPS).'''
+'''Node acceptance at fleet scale on 8 namespace nodes (ci/cluster.sh), with `mdxbench
+accept`: one job per testable node (all acceptance checks inside it, one after another),
+at most --max-jobs in the queue, a failed node measured again before it is failed.
+
+First all eight nodes healthy: all pass. Then one node made slow by a CPU quota on its
+slurmd, one by a rate limit on its network, one by a bandwidth limit on its local disk, and
+one drained: exactly the three slow nodes fail, each on the metric its fault affects, with
+their drain lines; the drained node is not tested; the other four pass.
+
+The namespace nodes share this machine's two cores: CPU-bound figures are only comparable
+between nodes measured one at a time (--max-jobs 1; two HPL jobs of 2 ranks each on 2
+cores gave 57 and 4.7 GFLOPS).'''
 import json
 
 from conftest import CLUSTER_CONF, cluster_slurm, mdxbench, run
@@ -12,49 +17,107 @@ from conftest import CLUSTER_CONF, cluster_slurm, mdxbench, run
 NODES = [f'mdxnode{i}' for i in range(1, 9)]
 CONF = CLUSTER_CONF
 slurm = cluster_slurm
+# short runs of the acceptance checks the faults affect, and the conformance check
+CHECKS = ['-n', 'NodeConformance|HpccHpl|NetperfToPeer|FioTarget.*node_local.*seqwrite',
+          '-S', 'HpccHpl.problem_size=2000', '-S', 'NetperfToPeer.duration=2',
+          '-S', 'FioTarget.size=32M', '-S', 'FioTarget.runtime=2']
+
+
+def accept(tmp_path, name):
+    out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--max-jobs',
+                   '1', '--out', str(tmp_path / name), '--json', str(tmp_path / f'{name}.json'),
+                   '--', *CHECKS, env={'SLURM_CONF': str(CONF)}, timeout=1800)
+    data = json.loads((tmp_path / f'{name}.json').read_text())
+    return out, data, {v['node']: v for v in data['nodes']}
+
+
+def table(verdicts):
+    '''Every node's figures, for the assertion messages: what CI prints on a failure.'''
+    return '\n'.join(f"{n} {v['verdict']}: " + ', '.join(
+        f"{m['check'].split(' %')[0]} {m['perf_var']}={m['value']:.4g} "
+        f"(median {m['nodes_median']:.4g}{', OUTLIER' if m['outlier'] else ''})"
+        for m in v['measurements']) + f" | reasons: {v['reasons']} | earlier: "
+        f"{v.get('earlier', [])}" for n, v in sorted(verdicts.items()))
+
+
+def fails_on(verdict, prefix):
+    return any(r.startswith(prefix) and 'outlier' in r for r in verdict['reasons'])
+
+
+def test_a_healthy_fleet_passes(cluster8, tmp_path):
+    out, data, verdicts = accept(tmp_path, 'healthy')
+    assert out.returncode == 0, table(verdicts) + out.stdout[-3000:] + out.stderr[-2000:]
+    assert sorted(verdicts) == NODES
+    assert all(v['verdict'] == 'pass' for v in verdicts.values()), table(verdicts)
+    # every node measured on every check: conformance, HPL, netperf, fio
+    checks = {n: {m['check'].split(' %')[0] for m in v['measurements']}
+              for n, v in verdicts.items()}
+    assert all(c == {'NodeConformance', 'HpccHpl', 'NetperfToPeer', 'FioTarget'}
+               for c in checks.values()), checks
+    # one job per node (a node measured again adds one), never more than one queued
+    assert data['jobs'] >= 8 and data['max_in_queue'] == 1
+    assert data['drain'] == []
 
 
 def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path):
-    slow, netslow, drained = 'mdxnode3', 'mdxnode5', 'mdxnode7'
-    assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '15']).returncode == 0
+    slow, netslow, ioslow, drained = 'mdxnode3', 'mdxnode5', 'mdxnode6', 'mdxnode7'
+    assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '30']).returncode == 0
     assert run(['bash', 'ci/cluster.sh', 'degrade', netslow, 'net', '50mbit']).returncode == 0
+    assert run(['bash', 'ci/cluster.sh', 'degrade', ioslow, 'io', '20M']).returncode == 0
     res = slurm('scontrol', 'update', f'nodename={drained}', 'state=drain', 'reason=test')
     assert res.returncode == 0, res.stderr
     try:
-        out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes',
-                       '--max-jobs', '1', '--out', str(tmp_path / 'accept'), '--json',
-                       str(tmp_path / 'verdicts.json'), '--', '-n',
-                       'NodeConformance|HpccHpl|NetperfToPeer', '-S', 'HpccHpl.problem_size=1500',
-                       '-S', 'NetperfToPeer.duration=2',
-                       env={'SLURM_CONF': str(CONF)}, timeout=1800)
+        out, data, verdicts = accept(tmp_path, 'degraded')
     finally:
-        run(['bash', 'ci/cluster.sh', 'restore', slow])
-        run(['bash', 'ci/cluster.sh', 'restore', netslow])
+        for node in (slow, netslow, ioslow):
+            run(['bash', 'ci/cluster.sh', 'restore', node])
         slurm('scontrol', 'update', f'nodename={drained}', 'state=resume')
-    assert out.returncode == 1, out.stdout[-4000:] + out.stderr[-2000:]
-    data = json.loads((tmp_path / 'verdicts.json').read_text())
-    verdicts = {v['node']: v for v in data['nodes']}
+    why = table(verdicts)
+    assert out.returncode == 1, why + out.stdout[-3000:] + out.stderr[-2000:]
     assert sorted(verdicts) == NODES
-    assert verdicts[drained]['verdict'] == 'not tested'
-    assert verdicts[slow]['verdict'] == 'fail', verdicts[slow]
-    assert any(r.startswith('HpccHpl gflops=') and 'outlier' in r
-               for r in verdicts[slow]['reasons']), verdicts[slow]['reasons']
-    # the network-degraded node on its network figure, not on HPL
-    assert verdicts[netslow]['verdict'] == 'fail', verdicts[netslow]
-    assert any(r.startswith('NetperfToPeer throughput=') and 'outlier' in r
-               for r in verdicts[netslow]['reasons']), verdicts[netslow]['reasons']
-    assert not any(r.startswith('HpccHpl') for r in verdicts[netslow]['reasons'])
-    healthy = [n for n in NODES if n not in (slow, netslow, drained)]
-    assert all(verdicts[n]['verdict'] == 'pass' for n in healthy), \
-        {n: verdicts[n]['reasons'] for n in healthy}
-    # one job per testable node, never more than --max-jobs in the queue
-    assert data['jobs'] == 7 and data['max_in_queue'] == 1
+    assert verdicts[drained]['verdict'] == 'not tested', why
+    # each slow node on the metric its fault affects, confirmed by a second measurement
+    assert verdicts[slow]['verdict'] == 'fail' and fails_on(verdicts[slow], 'HpccHpl gflops='), why
+    assert verdicts[netslow]['verdict'] == 'fail', why
+    assert fails_on(verdicts[netslow], 'NetperfToPeer throughput='), why
+    assert verdicts[ioslow]['verdict'] == 'fail', why
+    assert fails_on(verdicts[ioslow], 'FioTarget %target=node_local %workload=seqwrite '
+                    'bandwidth='), why
+    for node in (slow, netslow, ioslow):
+        assert verdicts[node]['earlier'], why
+    # and not on what their fault leaves alone (a CPU-starved node also sends and writes
+    # slowly: its network and disk figures may fail too)
+    assert not any(r.startswith(('HpccHpl', 'FioTarget')) for r in verdicts[netslow]['reasons'])
+    assert not any(r.startswith(('HpccHpl', 'NetperfToPeer'))
+                   for r in verdicts[ioslow]['reasons']), why
+    healthy = [n for n in NODES if n not in (slow, netslow, ioslow, drained)]
+    assert all(verdicts[n]['verdict'] == 'pass' for n in healthy), why
+    # one job per testable node plus one per node measured again; one in the queue at most
+    assert data['jobs'] >= 7 + 3 and data['max_in_queue'] == 1
     assert data['drain'] == [ln for ln in out.stdout.splitlines()
                              if ln.startswith('scontrol update')]
-    # (a CPU-starved node sends slowly too: its network figure may fail as well)
-    assert len(data['drain']) == 2
-    assert data['drain'][0].startswith(f'scontrol update nodename={slow} state=drain '
-                                       'reason="mdxbench acceptance: ')
+    assert [ln.split()[2] for ln in data['drain']] == [
+        f'nodename={n}' for n in (slow, netslow, ioslow)]
+    assert all('state=drain reason="mdxbench acceptance: ' in ln for ln in data['drain'])
     assert 'HpccHpl gflops=' in data['drain'][0]
-    assert data['drain'][1].startswith(f'scontrol update nodename={netslow} state=drain '
-                                       'reason="mdxbench acceptance: NetperfToPeer throughput=')
+    assert 'NetperfToPeer throughput=' in data['drain'][1]
+    assert 'FioTarget %target=node_local %workload=seqwrite' in data['drain'][2]
+
+
+def test_a_node_whose_disk_is_not_what_the_site_declares_fails_conformance(cluster8, tmp_path):
+    '''NodeConformance against a declaration this cluster does not meet: the node-local disk
+    declared as xfs (it is ext4) fails every node, naming the fact.'''
+    env = {'SLURM_CONF': str(CONF),
+           'MDXBENCH_NSCLUSTER_LOCAL_FSTYPE': 'xfs'}
+    out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--nodes',
+                   'mdxnode1,mdxnode2', '--retests', '0', '--out', str(tmp_path / 'conf'),
+                   '--json', str(tmp_path / 'conf.json'), '--', '-n', 'NodeConformance',
+                   env=env, timeout=600)
+    assert out.returncode == 1, out.stdout[-3000:] + out.stderr[-2000:]
+    verdicts = json.loads((tmp_path / 'conf.json').read_text())['nodes']
+    tested = [v for v in verdicts if v['node'] in ('mdxnode1', 'mdxnode2')]
+    assert [v['verdict'] for v in tested] == ['fail', 'fail']
+    for v in tested:
+        assert v['reasons'] == [
+            f"NodeConformance: failed: nodefacts: node {v['node']} is not what nscluster:nodes "
+            f"declares: storage target node_local: declared file system xfs, found ext4"], v

@@ -90,3 +90,50 @@ def test_a_run_that_failed_before_measuring_fails_its_node_with_the_checks_reaso
     v = {x['node']: x for x in acceptance.judge(df)}
     assert v['n1']['verdict'] == 'fail' and v['n1']['reasons'] == [f'NodeConformance: failed: {why}']
     assert v['n0']['verdict'] == v['n2']['verdict'] == 'pass'
+
+
+def test_nodes_that_agree_closely_do_not_make_a_small_difference_an_outlier():
+    '''Seven nodes within 0.2% of each other: 4% lower is beyond 3 MADs but within the
+    10% an operator accepts (min_effect); 15% lower fails.'''
+    bw = {f'n{i}': 160 + (i % 3) * 0.1 for i in range(7)} | {'n7': 153.6}
+    assert all(x['verdict'] == 'pass' for x in acceptance.judge(records.frame(rows(bw))))
+    bw['n7'] = 136.0
+    v = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)))}
+    assert v['n7']['verdict'] == 'fail' and 'outlier' in v['n7']['reasons'][0]
+    assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {f'n{i}' for i in range(7)}
+    # a stricter operator
+    strict = acceptance.judge(records.frame(rows(dict(bw, n7=153.6))), min_effect=0.02)
+    assert [x['node'] for x in strict if x['verdict'] == 'fail'] == ['n7']
+
+
+def test_parameters_of_a_check_are_separate_measurements_but_distributes_node_is_not():
+    '''fio's workloads are compared among themselves; ReFrame's --distribute parameter
+    ($nid) names the node and is not part of the measurement.'''
+    seq = {f'n{i}': 2.0 + i * 0.01 for i in range(4)}
+    rnd = {f'n{i}': 0.2 + i * 0.001 for i in range(4)}
+    df = records.frame(rows(seq, check='FioTarget %workload=seqread') +
+                       rows(rnd, check='FioTarget %workload=randread'))
+    # pooled, the random-read figures would all be far below the sequential ones
+    assert all(x['verdict'] == 'pass' for x in acceptance.judge(df))
+    nid = [dict(r, check=f"HpccHpl %$nid={r['nodes']}")
+           for r in rows({'n0': 50.0, 'n1': 51.0, 'n2': 49.0, 'n3': 5.0}, unit='GB/s')]
+    v = {x['node']: x for x in acceptance.judge(records.frame(nid))}
+    assert v['n3']['verdict'] == 'fail'
+    assert v['n3']['reasons'][0].startswith('HpccHpl triad=5 GB/s: outlier')
+
+
+def test_failures_known_elsewhere_and_checks_missing_on_a_node_fail_it():
+    df = records.frame(rows({'n0': 160.0, 'n1': 161.0, 'n2': 159.0}) +
+                       rows({'n0': 16.0, 'n1': 16.0}, check='NodeConformance', var='cpus'))
+    states = {'n0': 'idle', 'n1': 'idle', 'n2': 'idle', 'n3': 'idle'}
+    fails = {'n3': ['job 7 (TIMEOUT, exit 0:0) left no ReFrame report']}
+    v = {x['node']: x for x in acceptance.judge(df, states, failures=fails, same_checks=True)}
+    assert v['n2']['verdict'] == 'fail'
+    assert v['n2']['reasons'] == ['NodeConformance: no record from this node (recorded on '
+                                  '2 other nodes)']
+    # a node whose job left nothing is failed, not "not tested"
+    assert v['n3']['verdict'] == 'fail' and v['n3']['reasons'] == fails['n3']
+    assert v['n0']['verdict'] == v['n1']['verdict'] == 'pass'
+    # without same_checks (records of several sessions), a missing check is no verdict
+    v = {x['node']: x for x in acceptance.judge(df)}
+    assert v['n2']['verdict'] == 'pass'

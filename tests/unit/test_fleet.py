@@ -1,5 +1,6 @@
 '''mdxbench accept's plan and job script (no Slurm needed): which nodes get a job, what
 each job runs, and the drain lines of failed nodes.'''
+import json
 import os
 
 import pytest
@@ -36,7 +37,7 @@ def test_the_job_runs_every_acceptance_check_of_its_node_inside_its_allocation(t
     assert '#SBATCH --nodelist=mdxnode1' in text and '#SBATCH --partition=nodes' in text
     assert 'export MDXBENCH_INSIDE_ALLOCATION=1' in text
     assert "-t acceptance -r --system nscluster:nodes" in text
-    assert text.rstrip().endswith('--nocolor -n NodeConformance')
+    assert text.rstrip().endswith('-n NodeConformance')
 
 
 def test_inside_the_allocation_the_partition_runs_its_checks_locally(monkeypatch):
@@ -63,3 +64,39 @@ def test_drain_lines_name_the_failed_nodes_and_why():
         {'node': 'n3', 'verdict': 'not tested', 'reasons': ['Slurm state drained']}])
     assert lines == ['scontrol update nodename=n2 state=drain reason="mdxbench acceptance: '
                      "HpccHpl gflops=3.1 GFLOPS: outlier (nodes' median 60.2)\""]
+
+
+def test_the_node_checks_run_one_after_another_and_leave_reframes_report(tmp_path):
+    p = fleet.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'})
+    text = fleet.job_script(p, 'mdxnode1', tmp_path, [])
+    assert '--exec-policy=serial' in text
+    assert f'--report-file {tmp_path}/rfm/mdxnode1/report.json' in text
+
+
+def _report(tmp_path, node, cases):
+    '''A ReFrame 4.10 run report (--report-file), reduced to the keys outcomes() reads;
+    the keys and values are those of a real report of this suite.'''
+    path = tmp_path / 'rfm' / node / 'report.json'
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({'session_info': {'version': '4.10.4'}, 'runs': [
+        {'run_index': 0, 'testcases': cases}]}))
+
+
+def test_outcomes_name_checks_that_failed_before_measuring_and_jobs_without_report(tmp_path):
+    _report(tmp_path, 'n1', [
+        {'name': 'HpccHpl', 'display_name': 'HpccHpl', 'result': 'pass', 'fail_phase': None,
+         'fail_reason': None},
+        {'name': 'FioTarget_1', 'display_name': 'FioTarget %workload=seqwrite', 'result': 'fail',
+         'fail_phase': 'run', 'fail_reason': 'JobError: job exceeded its time limit'},
+        # in the perflog with its own reason: not repeated
+        {'name': 'NodeConformance', 'display_name': 'NodeConformance', 'result': 'fail',
+         'fail_phase': 'sanity', 'fail_reason': 'kernel: declared 6.1, found 6.2'}])
+    _report(tmp_path, 'n2', [{'name': 'HpccHpl', 'display_name': 'HpccHpl', 'result': 'pass',
+                              'fail_phase': None, 'fail_reason': None}])
+    got = fleet.outcomes(tmp_path, {'n1': '11', 'n2': '12', 'n3': '13'},
+                         states={'13': 'TIMEOUT, exit 0:0'})
+    assert got['n1'] == ['FioTarget %workload=seqwrite: failed in run: JobError: job '
+                         'exceeded its time limit']
+    assert 'n2' not in got
+    assert got['n3'][0].startswith('job 13 (TIMEOUT, exit 0:0) left no ReFrame report')
+    assert f'{tmp_path}/jobs/n3.out' in got['n3'][0]

@@ -56,3 +56,29 @@ def test_cut_or_foreign_output_is_refused(fixture_text):
         nodefacts.parse(text.replace('mdxbench-fact: kernel=6.18.44-fc-v669\n', ''))
     with pytest.raises(ParseError):
         nodefacts.parse(fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out'))
+
+
+NEW = 'nodefacts/nodefacts-findmnt-debian12-vm.out'
+
+
+def test_file_system_type_and_mount_point_of_each_target(fixture_text):
+    f = nodefacts.parse(fixture_text(NEW))
+    assert f['targets'] == {'scratch': 'ext4', 'nothere': None, 'disk': 'ext4', 'work': 'ext4'}
+    assert f['mounts'] == {'scratch': '/', 'disk': '/tmp/mnt', 'work': '/'}
+    ok = {'disk': {'path': '/tmp/mnt', 'fstype': 'ext4', 'mounted': True},
+          'scratch': {'path': '/tmp'}}
+    assert nodefacts.mismatches({'targets': ok}, f) == []
+    # a node-local disk that did not mount: its directory is one of the root file system
+    wrong = {'work': {'path': '/work', 'fstype': 'ext4', 'mounted': True},
+             'disk': {'path': '/tmp/mnt', 'fstype': 'lustre'},
+             'nothere': {'path': '/nonexistent', 'fstype': 'ext4'}}
+    assert nodefacts.mismatches({'targets': wrong}, f) == [
+        'storage target work: declared mounted at /work, found not mounted, under /',
+        'storage target disk: declared file system lustre, found ext4',
+        'storage target nothere: declared, found missing on the node']
+    # the older script's output: no mount points, so "mounted" cannot be confirmed
+    old = nodefacts.parse(fixture_text(OUT))
+    assert old['mounts'] == {}
+    assert nodefacts.mismatches({'targets': {'scratch': {'path': '/tmp', 'mounted': True}}},
+                                old) == ['storage target scratch: declared mounted at /tmp, '
+                                         'found no mount point']

@@ -12,8 +12,9 @@ MEMORY_ABOVE = 0.05
 def parse(text):
     '''``{'hostname', 'cpus', 'threads_per_core', 'sockets', 'cpu_model', 'memory_gib',
     'kernel', 'nics': {dev: {'rx_queues', 'combined'}}, 'targets': {name: fstype or
-    None}}``; ``nics`` queue counts are None where the interface is missing or ethtool
-    says nothing.'''
+    None}, 'mounts': {name: mount point}}``; ``nics`` queue counts are None where the
+    interface is missing or ethtool says nothing; ``mounts`` is empty in the output of
+    scripts before findmnt (fstype then as ``stat -f``, e.g. ext2/ext3).'''
     require(text and text.strip(), 'nodefacts output is empty')
     require('mdxbench-facts: end' in text, 'no "mdxbench-facts: end" line: the fact script '
             'did not finish (killed, or not nodefacts.sh output)')
@@ -31,7 +32,7 @@ def parse(text):
                'threads_per_core': int(raw['threads_per_core']),
                'sockets': int(raw['sockets']), 'cpu_model': raw.get('cpu_model'),
                'memory_gib': int(raw['mem_kib']) / 1024**2, 'kernel': raw['kernel'],
-               'nics': {}, 'targets': {}}
+               'nics': {}, 'targets': {}, 'mounts': {}}
     except ValueError as err:
         raise ParseError(f'a numeric fact is not a number: {err}') from None
     for key, val in raw.items():
@@ -39,6 +40,8 @@ def parse(text):
             _, dev, what = key.split('.', 2)
             out['nics'].setdefault(dev, {'rx_queues': None, 'combined': None})[what] = \
                 int(val) if val.isdigit() else None
+        elif key.startswith('target.') and key.endswith('.mount'):
+            out['mounts'][key[len('target.'):-len('.mount')]] = val or None
         elif key.startswith('target.'):
             out['targets'][key[len('target.'):]] = None if val == 'missing' else val
     return out
@@ -49,7 +52,10 @@ def mismatches(declared, found):
     the fact, the declared and the found value. ``declared`` keys (each optional):
     ``cpus``, ``threads_per_core``, ``sockets``, ``memory_gib``, ``cpu_model`` (a
     substring of the node's model name), ``kernel`` (the exact release), ``nic``
-    (``{'device', 'queues'}``), ``targets`` (names that must exist on the node).'''
+    (``{'device', 'queues'}``), ``targets`` (names that must exist on the node, or
+    ``{name: {'path', 'fstype', 'mounted'}}``: its file system type, and whether the path
+    must be a mount point of its own -- a node-local disk that did not mount leaves an
+    empty directory of the root file system).'''
     out = []
     for k in ('cpus', 'threads_per_core', 'sockets'):
         if declared.get(k) is not None and declared[k] != found[k]:
@@ -72,7 +78,18 @@ def mismatches(declared, found):
             out.append(f'nic {dev} queues: declared {want}, found '
                        f'{"no such interface" if have is None else have} (virtio-net '
                        f'multiqueue: combined channels, else rx queues)')
-    for name in declared.get('targets') or ():
-        if found['targets'].get(name) is None:
+    targets = declared.get('targets') or {}
+    for name in targets:
+        want = targets[name] if isinstance(targets, dict) else {}
+        fstype = found['targets'].get(name)
+        if fstype is None:
             out.append(f'storage target {name}: declared, found missing on the node')
+            continue
+        if want.get('fstype') and want['fstype'] != fstype:
+            out.append(f'storage target {name}: declared file system {want["fstype"]}, '
+                       f'found {fstype}')
+        mount = found['mounts'].get(name)
+        if want.get('mounted') and mount != want.get('path'):
+            out.append(f'storage target {name}: declared mounted at {want.get("path")}, found '
+                       f'{"not mounted, under " + mount if mount else "no mount point"}')
     return out

@@ -2,7 +2,8 @@
 # Print what this node is, as `mdxbench-fact: key=value` lines, for the conformance check
 # (checks/compute/conformance.py): CPUs, threads per core, sockets, CPU model, memory,
 # kernel release, the queue counts of a network interface, and for each storage target
-# whether its directory exists and the file system under it.
+# whether its directory exists, the file system type under it and that file system's
+# mount point (findmnt, util-linux).
 # Usage: nodefacts.sh [--nic DEV] [NAME=PATH ...]
 nic=
 if [ "$1" = --nic ]; then nic=$2; shift 2; fi
@@ -27,7 +28,8 @@ fi
 for t in "$@"; do
     name=${t%%=*} path=${t#*=}
     if [ -d "$path" ]; then
-        fact "target.$name" "$(stat -f -c %T "$path")"
+        fact "target.$name" "$(findmnt -n -o FSTYPE -T "$path" || stat -f -c %T "$path")"
+        fact "target.$name.mount" "$(findmnt -n -o TARGET -T "$path")"
     else
         fact "target.$name" missing
     fi
