@@ -243,8 +243,12 @@ def cmd_accept(args):
     p = fleet.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
                    nodes=args.nodes.split(',') if args.nodes else None)
     reframe_args = [a for a in args.reframe_args if a != '--']
+    m, files = fleet.acceptance_cases(args.system, args.partition, reframe_args)
+    if not m:
+        print(f'mdxbench accept: no acceptance check selected for {args.system}:'
+              f'{args.partition} with {" ".join(reframe_args) or "no options"}', file=sys.stderr)
+        return 2
     if args.dry_run:
-        m = fleet.acceptance_cases(args.system, args.partition)
         print(f'nodes to test: {len(p.testable)} ({", ".join(p.testable)}); not tested: '
               f'{len(p.untested)} ({", ".join(f"{n} {s}" for n, s in p.untested.items()) or "-"})')
         print(f'acceptance test cases per node: {m}')
@@ -259,7 +263,7 @@ def cmd_accept(args):
         print(f'mdxbench accept: --out {out} is not empty (an earlier run\'s records would '
               f'be judged with this one\'s): give a new directory', file=sys.stderr)
         return 2
-    fig = fleet.run(p, out, reframe_args, args.time_limit)
+    fig = fleet.run(p, out, reframe_args, args.time_limit, files=files)
     jobs = dict(fig['job_ids'])
     verdicts = _accept_verdicts(args, p, out, jobs)
     # a failed node is measured again (--retests) and fails only if it fails again: one
@@ -274,7 +278,7 @@ def cmd_accept(args):
             if v['node'] in again:
                 retested.setdefault(v['node'], []).append('; '.join(v['reasons']))
         more = fleet.run(dataclasses.replace(p, testable=again), out, reframe_args,
-                         args.time_limit)
+                         args.time_limit, files=files)
         jobs.update(more['job_ids'])
         for k in ('jobs', 'seconds'):
             fig[k] += more[k]

@@ -66,8 +66,9 @@ def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, no
                 list(part.get('access') or []), max_jobs or max(1, len(testable)))
 
 
-def job_script(p, node, out, reframe_args=(), time_limit='30:00'):
-    '''The batch script of one node: all acceptance checks in its allocation.'''
+def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
+    '''The batch script of one node: all acceptance checks in its allocation (loaded from
+    ``files``, those that define them, else the whole of checks/).'''
     opts = [f'--job-name=mdxbench-accept-{node}', f'--nodelist={node}', '--nodes=1',
             '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
             *p.access]
@@ -76,8 +77,11 @@ def job_script(p, node, out, reframe_args=(), time_limit='30:00'):
     # default, async, runs them at once: on 2 cores a node's HPL varied 29-56 GFLOPS).
     # --report-file: ReFrame's run report says which checks failed before they measured
     # (setup, build, run, time limit), which no perflog record does.
-    cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c',
-           str(REPO_ROOT / 'checks'), '-t', 'acceptance', '-r', '--system',
+    # (only the files of the selected checks: loading all of checks/ is most of ReFrame's
+    # start-up, paid once per node)
+    search = [a for f in (files or [REPO_ROOT / 'checks']) for a in ('-c', str(f))]
+    cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), *search,
+           '-t', 'acceptance', '-r', '--system',
            f'{p.system}:{p.partition}', '--prefix', f'{out}/rfm/{node}', '--nocolor',
            '--exec-policy=serial', '--report-file', report_path(out, node), *reframe_args]
     return '\n'.join(['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
@@ -139,18 +143,24 @@ def job_states(ids):
     return states
 
 
-def acceptance_cases(system, partition):
-    '''How many acceptance test cases ReFrame lists for system:partition (what
-    ``--distribute=all`` multiplies by the node count).'''
+def acceptance_cases(system, partition, reframe_args=()):
+    '''The acceptance test cases ReFrame selects for system:partition with these options
+    (what ``--distribute=all`` multiplies by the node count), from ``reframe --describe``:
+    ``(count, files)``, the files that define them -- all a node's job needs to load.'''
     res = subprocess.run([str(pathlib.Path(sys.executable).parent / 'reframe'), '-c',
-                          str(REPO_ROOT / 'checks'), '-t', 'acceptance', '-l', '--system',
-                          f'{system}:{partition}', '--nocolor'],
+                          str(REPO_ROOT / 'checks'), '-t', 'acceptance', '--describe',
+                          '--system', f'{system}:{partition}', '--nocolor', *reframe_args],
                          capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, RFM_CONFIG_FILES=str(
                              REPO_ROOT / 'site-configs' / 'settings.py')))
-    if res.returncode != 0:
-        raise RuntimeError(f'reframe -l failed: {res.stdout[-2000:]}{res.stderr[-2000:]}')
-    return sum(1 for ln in res.stdout.splitlines() if ln.startswith('- '))
+    text = res.stdout
+    try:
+        cases = json.loads(text[text.index('['):text.rindex(']') + 1])
+    except ValueError:
+        cases = None
+    if res.returncode != 0 or cases is None:
+        raise RuntimeError(f'reframe --describe failed: {res.stdout[-2000:]}{res.stderr[-2000:]}')
+    return len(cases), sorted({c['@file'] for c in cases})
 
 
 def _queued(ids):
@@ -163,7 +173,7 @@ def _queued(ids):
     return {ln.strip() for ln in res.stdout.splitlines() if ln.strip()}
 
 
-def run(p, out, reframe_args=(), time_limit='30:00', poll=2.0, log=print):
+def run(p, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print, files=None):
     '''Submit one job per testable node, at most ``p.max_jobs`` in the queue at once, and
     wait for all. Returns figures: jobs submitted, most in the queue, wall seconds.'''
     out = pathlib.Path(out).resolve()
@@ -175,7 +185,7 @@ def run(p, out, reframe_args=(), time_limit='30:00', poll=2.0, log=print):
         while pending and len(inflight) < p.max_jobs:
             node = pending.pop(0)
             script = out / 'jobs' / f'{node}.sh'
-            script.write_text(job_script(p, node, out, reframe_args, time_limit))
+            script.write_text(job_script(p, node, out, reframe_args, time_limit, files))
             res = subprocess.run(['sbatch', '--parsable', str(script)], capture_output=True,
                                  text=True, timeout=60)
             if res.returncode != 0:
