@@ -268,9 +268,13 @@ def cmd_accept(args):
     verdicts = _accept_verdicts(args, p, out, jobs)
     # a failed node is measured again (--retests) and fails only if it fails again: one
     # disturbed run on a busy machine drains no node
+    # (a node measured again moves the nodes' medians: a node that fails only then is
+    # measured again too, each node at most --retests times)
     retested = {}
-    for _ in range(args.retests):
-        again = [v['node'] for v in verdicts if v['verdict'] == 'fail']
+    while True:
+        again = [v['node'] for v in verdicts if v['verdict'] == 'fail'
+                 and len(retested.get(v['node'], [])) < args.retests
+                 and v['node'] in p.testable]
         if not again:
             break
         print(f"mdxbench accept: measuring again: {', '.join(again)}")
@@ -314,7 +318,8 @@ def _accept_verdicts(args, p, out, jobs):
     df = df.filter((df['system'] == p.system) & (df['partition'] == p.partition))
     states = dict({n: 'idle' for n in p.testable}, **p.untested)
     return acceptance.judge(df, states, z=args.z, min_effect=args.min_effect,
-                            failures=fleet.outcomes(out, jobs), same_checks=True)
+                            gross=args.gross, failures=fleet.outcomes(out, jobs),
+                            same_checks=True)
 
 
 def cmd_acceptance(args):
@@ -329,7 +334,8 @@ def cmd_acceptance(args):
         df = df.filter(df['partition'] == args.partition)
 
     states = {} if args.no_slurm else acceptance.slurm_nodes(args.slurm_partition or args.partition)
-    verdicts = acceptance.judge(df, states, z=args.z, min_effect=args.min_effect)
+    verdicts = acceptance.judge(df, states, z=args.z, min_effect=args.min_effect,
+                                gross=args.gross)
     print(acceptance.render(verdicts))
     from mdxbench.post.fleet import drain_lines
     for ln in drain_lines(verdicts):
@@ -492,6 +498,8 @@ def build_parser():
     p.add_argument('--z', type=float, default=3.0)
     p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
                    'fraction of the nodes\' median worse (default 0.10)')
+    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
+                   'median worse is an outlier whatever their spread (default 0.5)')
     p.add_argument('--retests', type=int, default=1, help='measure a failed node again this '
                    'many times; it fails only if it fails every time (default 1)')
     p.add_argument('--json', help='write the verdicts (and job figures) here')
@@ -511,6 +519,8 @@ def build_parser():
     p.add_argument('--z', type=float, default=3.0)
     p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
                    'fraction of the nodes\' median worse (default 0.10)')
+    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
+                   'median worse is an outlier whatever their spread (default 0.5)')
     p.add_argument('--json', help='write the machine-readable verdicts here')
     p.set_defaults(fn=cmd_acceptance)
     p = sub.add_parser('report', help="the papers' tables and figures as HTML and PNG")

@@ -19,7 +19,7 @@ CONF = CLUSTER_CONF
 slurm = cluster_slurm
 # short runs of the acceptance checks the faults affect, and the conformance check
 CHECKS = ['-n', 'NodeConformance|HpccHpl|NetperfToPeer|FioTarget.*node_local.*seqwrite',
-          '-S', 'HpccHpl.problem_size=2000', '-S', 'NetperfToPeer.duration=2',
+          '-S', 'HpccHpl.problem_size=3000', '-S', 'NetperfToPeer.duration=2',
           '-S', 'FioTarget.size=32M', '-S', 'FioTarget.runtime=2']
 
 

@@ -137,3 +137,18 @@ def test_failures_known_elsewhere_and_checks_missing_on_a_node_fail_it():
     # without same_checks (records of several sessions), a missing check is no verdict
     v = {x['node']: x for x in acceptance.judge(df)}
     assert v['n2']['verdict'] == 'pass'
+
+
+def test_a_node_far_below_is_an_outlier_even_when_few_noisy_nodes_inflate_the_mad():
+    '''The fio bandwidths (GB/s) of a CI run on 7 namespace nodes: n3 starved of CPU, n6's
+    disk limited to 20 MB/s. The MAD (1.63) puts n6 only 2.4 robust deviations below the
+    median; 50% below (gross) is an outlier whatever the spread.'''
+    bw = {'n1': 7.364, 'n2': 7.647, 'n3': 3.597, 'n4': 5.732, 'n5': 6.134, 'n6': 0.02104,
+          'n8': 5.396}
+    v = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)))}
+    assert [n for n, x in v.items() if x['verdict'] == 'fail'] == ['n6']
+    assert v['n6']['reasons'] == ["BabelStreamOmp triad=0.02104 GB/s: outlier (nodes' "
+                                  "median 5.732)"]
+    # without the gross rule, n6 would pass
+    lax = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)), gross=10)}
+    assert lax['n6']['verdict'] == 'pass'
