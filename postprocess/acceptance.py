@@ -43,7 +43,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
           min_effect=MIN_EFFECT, gross=GROSS):
     '''Per-node verdicts from acceptance records (one node per record's nodelist).
 
-    ``failures``: {node: [reason]} known from elsewhere (a check that failed before it
+    ``failures``: {node: [(key, reason)]} known from elsewhere (a check that failed before it
     measured, a job that left no report), each failing its node. ``min_effect``: an
     outlier is also at least this fraction of the median worse (nodes that agree within a
     percent make a tiny MAD: 4% below them is within what an operator accepts). ``gross``:
@@ -84,29 +84,37 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
         .alias('outlier'))
 
     verdicts = {}
+
+    def verdict(node):
+        return verdicts.setdefault(node, {'node': node, 'verdict': 'pass', 'measurements': [],
+                                          'reasons': [], 'keys': []})
+
+    def fail(v, key, text):
+        # key: what failed (check and perf var, or check, or 'job'), to tell whether a
+        # node measured again failed on the same thing
+        v['reasons'].append(text)
+        v['keys'].append(key)
+
     for r in acc.iter_rows(named=True):
-        v = verdicts.setdefault(r['nodes'], {'node': r['nodes'], 'verdict': 'pass',
-                                             'measurements': [], 'reasons': []})
+        v = verdict(r['nodes'])
         v['measurements'].append({'check': r['check'], 'perf_var': r['perf_var'],
                                   'value': r['value'], 'unit': r['unit'], 'result': r['result'],
                                   'nodes_median': r['median'], 'outlier': r['outlier']})
+        key = f"{r['check']} {r['perf_var']}"
         if r['result'] not in ('pass', 'xfail'):
-            v['reasons'].append(f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
-                                f"{r['result']} against the reference")
+            fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
+                 f"{r['result']} against the reference")
         if r['outlier']:
-            v['reasons'].append(f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
-                                f"outlier (nodes' median {r['median']:.4g})")
+            fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
+                 f"outlier (nodes' median {r['median']:.4g})")
 
     for r in failed.iter_rows(named=True):
-        v = verdicts.setdefault(r['nodes'], {'node': r['nodes'], 'verdict': 'pass',
-                                             'measurements': [], 'reasons': []})
         why = json.loads(r['meta'] or '{}').get('failure') or 'no reason recorded'
-        v['reasons'].append(f"{r['check']}: failed: {why}")
+        fail(verdict(r['nodes']), r['check'], f"{r['check']}: failed: {why}")
 
-    for node, reasons in failures.items():
-        v = verdicts.setdefault(node, {'node': node, 'verdict': 'pass', 'measurements': [],
-                                       'reasons': []})
-        v['reasons'].extend(reasons)
+    for node, found in failures.items():
+        for key, text in found:
+            fail(verdict(node), key, text)
 
     if same_checks:
         recorded = acc.select('nodes', 'check').vstack(failed.select('nodes', 'check'))
@@ -118,8 +126,8 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
             for check in sorted(all_checks - have):
                 if not any(r.startswith(check + ':') for r in v['reasons']):
                     n = recorded.filter(pl.col('check') == check)['nodes'].n_unique()
-                    v['reasons'].append(f'{check}: no record from this node (recorded on '
-                                        f'{n} other node{"s" if n > 1 else ""})')
+                    fail(v, check, f'{check}: no record from this node (recorded on '
+                         f'{n} other node{"s" if n > 1 else ""})')
 
     for v in verdicts.values():
         if v['reasons']:
@@ -130,9 +138,27 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
         if node not in verdicts or st.startswith(BAD_STATES):
             verdicts[node] = {'node': node, 'verdict': 'not tested', 'measurements': [],
                               'reasons': [f'Slurm state {state}' if st.startswith(BAD_STATES)
-                                          else f'no acceptance measurement (state {state})']}
+                                          else f'no acceptance measurement (state {state})'],
+                              'keys': []}
 
     return [verdicts[n] for n in sorted(verdicts)]
+
+
+def confirm(verdicts, previous):
+    '''Verdicts of nodes measured again: a failure counts only when the same thing (check
+    and perf var, check, or job) failed in the previous measurement too; a node left with
+    no confirmed failure passes, its unrepeated reasons kept as ``unconfirmed``.
+    ``previous``: {node: keys of its previous measurement}.'''
+    for v in verdicts:
+        if v['node'] not in previous or v['verdict'] != 'fail':
+            continue
+        keep = [(k, r) for k, r in zip(v['keys'], v['reasons']) if k in previous[v['node']]]
+        v['unconfirmed'] = [r for k, r in zip(v['keys'], v['reasons'])
+                            if k not in previous[v['node']]]
+        v['keys'], v['reasons'] = [k for k, _ in keep], [r for _, r in keep]
+        if not keep:
+            v['verdict'] = 'pass'
+    return verdicts
 
 
 def render(verdicts):
@@ -141,7 +167,9 @@ def render(verdicts):
     return textable.render(('node', 'verdict', 'measurements', 'reasons'),
                            [(v['node'], v['verdict'], len(v['measurements']),
                              '; '.join(v['reasons'] + [f'(measured again; before: {e})'
-                                                       for e in v.get('earlier', [])]) or '-')
+                                                       for e in v.get('earlier', [])]
+                                       + [f'(not repeated: {u})'
+                                          for u in v.get('unconfirmed', [])]) or '-')
                             for v in verdicts])
 
 

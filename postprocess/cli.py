@@ -270,7 +270,7 @@ def cmd_accept(args):
     # disturbed run on a busy machine drains no node
     # (a node measured again moves the nodes' medians: a node that fails only then is
     # measured again too, each node at most --retests times)
-    retested = {}
+    retested, previous = {}, {}
     while True:
         again = [v['node'] for v in verdicts if v['verdict'] == 'fail'
                  and len(retested.get(v['node'], [])) < args.retests
@@ -281,6 +281,7 @@ def cmd_accept(args):
         for v in verdicts:
             if v['node'] in again:
                 retested.setdefault(v['node'], []).append('; '.join(v['reasons']))
+                previous[v['node']] = set(v['keys'])
         more = fleet.run(dataclasses.replace(p, testable=again), out, reframe_args,
                          args.time_limit, files=files)
         jobs.update(more['job_ids'])
@@ -288,6 +289,8 @@ def cmd_accept(args):
             fig[k] += more[k]
         fig['max_in_queue'] = max(fig['max_in_queue'], more['max_in_queue'])
         verdicts = _accept_verdicts(args, p, out, jobs)
+        # a failure counts when the same thing failed the time before too
+        verdicts = acceptance.confirm(verdicts, previous)
     for v in verdicts:
         if v['node'] in retested:
             v['earlier'] = retested[v['node']]

@@ -99,7 +99,7 @@ def report_path(out, node):
 def outcomes(out, job_ids, states=None):
     '''Failures no perflog record carries, per node: a check that failed before it
     measured (ReFrame's run report: phase and reason), or a job that left no report at all
-    (Slurm's state from sacct). {node: [reason, ...]}.'''
+    (Slurm's state from sacct). {node: [(key, reason), ...]}, key: the check, or 'job'.'''
     states = job_states(list(job_ids.values())) if states is None else states
     found = {}
     for node, jid in job_ids.items():
@@ -108,8 +108,9 @@ def outcomes(out, job_ids, states=None):
             report = json.loads(path.read_text())
         except (OSError, ValueError) as err:
             state = states.get(jid, 'state unknown')
-            found[node] = [f'job {jid} ({state}) left no ReFrame report ({err.__class__.__name__}'
-                           f' on {path}); its output: {out}/jobs/{node}.out']
+            found[node] = [('job', f'job {jid} ({state}) left no ReFrame report '
+                                   f'({err.__class__.__name__} on {path}); its output: '
+                                   f'{out}/jobs/{node}.out')]
             continue
 
         reasons = []
@@ -119,8 +120,10 @@ def outcomes(out, job_ids, states=None):
                 if tc.get('result') in ('fail', 'abort') and \
                         tc.get('fail_phase') not in ('sanity', 'performance'):
                     why = ' '.join(str(tc.get('fail_reason') or 'no reason given').split())
-                    reasons.append(f"{tc.get('display_name') or tc.get('name')}: failed in "
-                                   f"{tc.get('fail_phase') or 'an unknown phase'}: {why[:300]}")
+                    check = tc.get('display_name') or tc.get('name')
+                    reasons.append((check, f"{check}: failed in "
+                                           f"{tc.get('fail_phase') or 'an unknown phase'}: "
+                                           f"{why[:300]}"))
         if reasons:
             found[node] = reasons
     return found

@@ -24,8 +24,11 @@ CHECKS = ['-n', 'NodeConformance|HpccHpl|NetperfToPeer|FioTarget.*node_local.*se
 
 
 def accept(tmp_path, name):
+    # --min-effect 0.2: healthy namespace nodes sharing two cores spread up to 15% below
+    # their median (CI: netperf 4.54 against 5.23 Gbit/s, HPL 58 against 68 GFLOPS); the
+    # degraded ones are 85% and more below
     out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--max-jobs',
-                   '1', '--out', str(tmp_path / name), '--json', str(tmp_path / f'{name}.json'),
+                   '1', '--min-effect', '0.2', '--out', str(tmp_path / name), '--json', str(tmp_path / f'{name}.json'),
                    '--', *CHECKS, env={'SLURM_CONF': str(CONF)}, timeout=1800)
     data = json.loads((tmp_path / f'{name}.json').read_text())
     return out, data, {v['node']: v for v in data['nodes']}

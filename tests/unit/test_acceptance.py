@@ -126,13 +126,14 @@ def test_failures_known_elsewhere_and_checks_missing_on_a_node_fail_it():
     df = records.frame(rows({'n0': 160.0, 'n1': 161.0, 'n2': 159.0}) +
                        rows({'n0': 16.0, 'n1': 16.0}, check='NodeConformance', var='cpus'))
     states = {'n0': 'idle', 'n1': 'idle', 'n2': 'idle', 'n3': 'idle'}
-    fails = {'n3': ['job 7 (TIMEOUT, exit 0:0) left no ReFrame report']}
+    fails = {'n3': [('job', 'job 7 (TIMEOUT, exit 0:0) left no ReFrame report')]}
     v = {x['node']: x for x in acceptance.judge(df, states, failures=fails, same_checks=True)}
     assert v['n2']['verdict'] == 'fail'
     assert v['n2']['reasons'] == ['NodeConformance: no record from this node (recorded on '
                                   '2 other nodes)']
     # a node whose job left nothing is failed, not "not tested"
-    assert v['n3']['verdict'] == 'fail' and v['n3']['reasons'] == fails['n3']
+    assert v['n3']['verdict'] == 'fail'
+    assert v['n3']['reasons'] == ['job 7 (TIMEOUT, exit 0:0) left no ReFrame report']
     assert v['n0']['verdict'] == v['n1']['verdict'] == 'pass'
     # without same_checks (records of several sessions), a missing check is no verdict
     v = {x['node']: x for x in acceptance.judge(df)}
@@ -152,3 +153,22 @@ def test_a_node_far_below_is_an_outlier_even_when_few_noisy_nodes_inflate_the_ma
     # without the gross rule, n6 would pass
     lax = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)), gross=10)}
     assert lax['n6']['verdict'] == 'pass'
+
+
+def test_a_node_measured_again_fails_only_on_what_failed_both_times():
+    """n6 failed on fio, then (measured again) on HPL: nothing repeated, it passes with
+    the HPL reason kept as not repeated; n3 failed on HPL both times: it fails on HPL only;
+    n5's job died both times: it fails."""
+    hpl = {'n1': 68.0, 'n2': 67.0, 'n3': 9.5, 'n4': 69.0, 'n5': 70.0, 'n6': 30.0, 'n8': 68.5}
+    df = records.frame(rows(hpl, check='HpccHpl', var='gflops'))
+    fails = {'n5': [('job', 'job 31 (NODE_FAIL, exit 0:0) left no ReFrame report')]}
+    verdicts = acceptance.judge(df, failures=fails)
+    before = {'n6': {'FioTarget %workload=seqwrite bandwidth'}, 'n3': {'HpccHpl gflops'},
+              'n5': {'job'}}
+    v = {x['node']: x for x in acceptance.confirm(verdicts, before)}
+    assert v['n6']['verdict'] == 'pass' and v['n6']['reasons'] == []
+    assert v['n6']['unconfirmed'] == ["HpccHpl gflops=30 GB/s: outlier (nodes' median 68)"]
+    assert v['n3']['verdict'] == 'fail'
+    assert v['n3']['reasons'] == ["HpccHpl gflops=9.5 GB/s: outlier (nodes' median 68)"]
+    assert v['n5']['verdict'] == 'fail' and v['n5']['keys'] == ['job']
+    assert '(not repeated: HpccHpl gflops=30' in acceptance.render(list(v.values()))

@@ -95,8 +95,9 @@ def test_outcomes_name_checks_that_failed_before_measuring_and_jobs_without_repo
                               'fail_phase': None, 'fail_reason': None}])
     got = fleet.outcomes(tmp_path, {'n1': '11', 'n2': '12', 'n3': '13'},
                          states={'13': 'TIMEOUT, exit 0:0'})
-    assert got['n1'] == ['FioTarget %workload=seqwrite: failed in run: JobError: job '
-                         'exceeded its time limit']
+    assert got['n1'] == [('FioTarget %workload=seqwrite', 'FioTarget %workload=seqwrite: '
+                          'failed in run: JobError: job exceeded its time limit')]
     assert 'n2' not in got
-    assert got['n3'][0].startswith('job 13 (TIMEOUT, exit 0:0) left no ReFrame report')
-    assert f'{tmp_path}/jobs/n3.out' in got['n3'][0]
+    assert got['n3'][0][0] == 'job'
+    assert got['n3'][0][1].startswith('job 13 (TIMEOUT, exit 0:0) left no ReFrame report')
+    assert f'{tmp_path}/jobs/n3.out' in got['n3'][0][1]
