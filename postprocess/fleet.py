@@ -73,8 +73,9 @@ def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
             '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
             *p.access]
     # --exec-policy=serial: the checks of one node measure one after another -- HPL beside
-    # netperf or fio on the same node would measure the overlap, not the node (ReFrame's
-    # default, async, runs them at once: on 2 cores a node's HPL varied 29-56 GFLOPS).
+    # netperf or fio on the same node would measure the overlap, not the node. (The
+    # partition's max_jobs of 1 inside an allocation already keeps their jobs apart under
+    # ReFrame's default async policy; serial says so, and orders setup and builds too.)
     # --report-file: ReFrame's run report says which checks failed before they measured
     # (setup, build, run, time limit), which no perflog record does.
     # (only the files of the selected checks: loading all of checks/ is most of ReFrame's
