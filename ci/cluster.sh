@@ -21,6 +21,7 @@ PARTITION=${MDXBENCH_CLUSTER_PARTITION:-nodes}
 TIMEOUT=${MDXBENCH_CLUSTER_TIMEOUT:-90}
 DISK_MB=${MDXBENCH_CLUSTER_DISK_MB:-256}
 LOCALDISK="$CDIR/localdisk"     # where every node sees its own disk (nscluster: node_local)
+disk_image() { echo "$CDIR/disks/$1.img"; }     # the ext4 image of node $1's disk
 BRIDGE=mdxbr0
 NET=198.18.0
 HOST_IP=$NET.1
@@ -203,7 +204,7 @@ start_slurmd() {
     # cluster file system would be.
     mkdir -p "$CDIR/spool/$name" "$CDIR/tmp/$name" "$CDIR/nodetmp" "$CDIR/disks" "$LOCALDISK"
     chmod 1777 "$CDIR/tmp/$name"
-    img="$CDIR/disks/$name.img"
+    img=$(disk_image "$name")
     if [[ ! -s $img ]]; then
         truncate -s "${DISK_MB}M" "$img.new"
         mkfs.ext4 -q -F -L "$name" "$img.new" || die "mkfs.ext4 $img failed"
@@ -332,7 +333,8 @@ cgroup_join() {     # cgroup_join DIR PID
 node_index() { [[ $1 =~ ^mdxnode([0-9]+)$ ]] || die "no such node '$1'"; echo "${BASH_REMATCH[1]}"; }
 
 disk_devno() {      # MAJ:MIN of the loop device under NODE's local disk
-    local img="$CDIR/disks/$1.img" dev
+    local img dev
+    img=$(disk_image "$1")
     dev=$(losetup -n -O NAME -j "$img" | head -n 1)
     [[ -n $dev ]] || die "$1: its local disk ($img) is on no loop device (is the node up?)"
     cat "/sys/block/${dev#/dev/}/dev"

@@ -4,8 +4,9 @@
 A node passes when every acceptance measurement on it passed its reference and none is an
 outlier among the nodes (beyond ``z`` robust standard deviations, 1.4826 x MAD, on the
 worse side of the median of all nodes, and at least ``min_effect`` of that median; or
-``gross`` of that median worse, whatever the spread). Nodes of the partition with no measurement -- or
-that Slurm reports drained, down or failed -- are listed as not tested, never as passed.
+``gross`` of that median worse, whatever the spread). Nodes of the partition with no
+measurement -- or that Slurm reports drained, down or failed -- are listed as not tested,
+never as passed.
 '''
 import json
 import subprocess
@@ -49,8 +50,8 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
     percent make a tiny MAD: 4% below them is within what an operator accepts). ``gross``:
     this fraction of the median worse is an outlier whatever the spread -- with a few
     nodes, two bad ones and a noisy metric inflate the MAD until a node at 1% of the
-    median is within 3 of it (seen: fio 0.021 against a median of 5.7 GB/s, z 2.4). ``same_checks``: every
-    node ran the same checks (one ``mdxbench accept`` session), so a check recorded on
+    median is within 3 of it (seen: fio 0.021 against a median of 5.7 GB/s, z 2.4).
+    ``same_checks``: every node ran the same checks (one ``mdxbench accept`` session), so a check recorded on
     other nodes but not on this one fails it -- no record goes missing unnoticed.'''
     node_states = node_states or {}
     failures = failures or {}
@@ -124,7 +125,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
             if not have:
                 continue        # nothing at all: its job's failure (or untested) says why
             for check in sorted(all_checks - have):
-                if not any(r.startswith(check + ':') for r in v['reasons']):
+                if check not in v['keys']:         # its failure already says why
                     n = recorded.filter(pl.col('check') == check)['nodes'].n_unique()
                     fail(v, check, f'{check}: no record from this node (recorded on '
                          f'{n} other node{"s" if n > 1 else ""})')
@@ -152,11 +153,11 @@ def confirm(verdicts, previous):
     for v in verdicts:
         if v['node'] not in previous or v['verdict'] != 'fail':
             continue
-        keep = [(k, r) for k, r in zip(v['keys'], v['reasons']) if k in previous[v['node']]]
-        v['unconfirmed'] = [r for k, r in zip(v['keys'], v['reasons'])
-                            if k not in previous[v['node']]]
-        v['keys'], v['reasons'] = [k for k, _ in keep], [r for _, r in keep]
-        if not keep:
+        pairs = list(zip(v['keys'], v['reasons']))
+        repeated = [(k, r) for k, r in pairs if k in previous[v['node']]]
+        v['unconfirmed'] = [r for k, r in pairs if k not in previous[v['node']]]
+        v['keys'], v['reasons'] = [k for k, _ in repeated], [r for _, r in repeated]
+        if not repeated:
             v['verdict'] = 'pass'
     return verdicts
 

@@ -57,14 +57,13 @@ def main(system='nscluster', partition='nodes', reframe_args=None, max_jobs=None
         tmp = pathlib.Path(tmp)
         for label, nodes in (('mdxbench accept, 1 node', p.testable[:1]),
                              (f'mdxbench accept, {len(p.testable)} nodes', p.testable)):
-            out = tmp / f'accept-{len(nodes)}'
+            out, verdicts = tmp / f'accept-{len(nodes)}', tmp / f'accept-{len(nodes)}.json'
             cmd = [str(exe / 'mdxbench'), 'accept', '--system', system, '--partition',
                    partition, '--nodes', ','.join(nodes), '--retests', '0', '--out', str(out),
-                   '--json', str(out) + '.json'] + \
+                   '--json', str(verdicts)] + \
                 (['--max-jobs', str(max_jobs)] if max_jobs else []) + ['--', *reframe_args]
             res, wall, cpu = timed(cmd, env)
-            data = json.loads(pathlib.Path(str(out) + '.json').read_text()) \
-                if pathlib.Path(str(out) + '.json').exists() else {}
+            data = json.loads(verdicts.read_text()) if verdicts.exists() else {}
             if res.returncode not in (0, 1) or not data:
                 print(res.stdout[-3000:], res.stderr[-3000:], file=sys.stderr)
                 raise RuntimeError(f'{label}: mdxbench accept failed ({res.returncode})')

@@ -266,10 +266,10 @@ def cmd_accept(args):
     fig = fleet.run(p, out, reframe_args, args.time_limit, files=files)
     jobs = dict(fig['job_ids'])
     verdicts = _accept_verdicts(args, p, out, jobs)
-    # a failed node is measured again (--retests) and fails only if it fails again: one
-    # disturbed run on a busy machine drains no node
-    # (a node measured again moves the nodes' medians: a node that fails only then is
-    # measured again too, each node at most --retests times)
+    # a failed node is measured again (--retests) and fails only on what failed both
+    # times: one disturbed run on a busy machine drains no node. A node measured again
+    # moves the nodes' medians: a node that fails only then is measured again too, each
+    # node at most --retests times.
     retested, previous = {}, {}
     while True:
         again = [v['node'] for v in verdicts if v['verdict'] == 'fail'
@@ -413,6 +413,15 @@ def _source_args(p):
     p.add_argument('--es-url')
 
 
+def _outlier_options(p):
+    '''The outlier rule of acceptance.judge, for `accept` and `acceptance` alike.'''
+    p.add_argument('--z', type=float, default=3.0)
+    p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
+                   'fraction of the nodes\' median worse (default 0.10)')
+    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
+                   'median worse is an outlier whatever their spread (default 0.5)')
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog='mdxbench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -498,13 +507,9 @@ def build_parser():
     p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
     p.add_argument('--out', help='directory for job scripts, outputs and perflogs '
                    '(default: <state>/accept/<time>)')
-    p.add_argument('--z', type=float, default=3.0)
-    p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
-                   'fraction of the nodes\' median worse (default 0.10)')
-    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
-                   'median worse is an outlier whatever their spread (default 0.5)')
+    _outlier_options(p)
     p.add_argument('--retests', type=int, default=1, help='measure a failed node again this '
-                   'many times; it fails only if it fails every time (default 1)')
+                   'many times; it fails only on what failed the time before too (default 1)')
     p.add_argument('--json', help='write the verdicts (and job figures) here')
     p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
     p.add_argument('--dry-run', action='store_true',
@@ -519,11 +524,7 @@ def build_parser():
     p.add_argument('--slurm-partition', help='Slurm partition whose nodes must all be tested '
                    '(default: --partition)')
     p.add_argument('--no-slurm', action='store_true', help='do not ask sinfo for the nodes')
-    p.add_argument('--z', type=float, default=3.0)
-    p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
-                   'fraction of the nodes\' median worse (default 0.10)')
-    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
-                   'median worse is an outlier whatever their spread (default 0.5)')
+    _outlier_options(p)
     p.add_argument('--json', help='write the machine-readable verdicts here')
     p.set_defaults(fn=cmd_acceptance)
     p = sub.add_parser('report', help="the papers' tables and figures as HTML and PNG")

@@ -21,9 +21,9 @@ import pathlib
 
 import yaml
 
-_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
-
 from mdxbench import REPO_ROOT
+
+_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 _FIELDS = {'var', 'value', 'unit', 'lower', 'upper', 'when', 'source'}
 
