@@ -83,7 +83,7 @@ install_apt() {
 
 install_venv() {
     local py=${MDXBENCH_PYTHON:-python3} stamp="$MDXBENCH_VENV/.mdxbench-stamp" want
-    local extras=${MDXBENCH_PIP_EXTRAS:-test,datascience}
+    local extras=${MDXBENCH_PIP_EXTRAS:-test,docs,datascience}
     "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
         || die "$py is $("$py" --version 2>&1); mdxbench needs Python >= 3.11 (set MDXBENCH_PYTHON)"
     want=$( (cat "$MDXBENCH_ROOT/pyproject.toml"; echo "$extras") | sha256sum | cut -d' ' -f1)

@@ -28,9 +28,7 @@ while (($#)); do
 done
 
 # Validate offline first: a typo in a spec fails here, with the file and the closest names.
-if [[ -f $MDXBENCH_ROOT/../shared/spack/builtin-index.json ]]; then
-    "$MDXBENCH_VENV/bin/python" -m mdxbench.spackcheck "$env_dir"
-fi
+"$MDXBENCH_VENV/bin/python" "$MDXBENCH_ROOT/spack/tools/spackcheck.py" "$env_dir"
 
 spack -e "$env_dir" concretize --fresh --force
 if [[ -n $create ]]; then

@@ -1,1 +1,23 @@
-'''mdxbench.post: the postprocessing behind the `mdxbench` command (perflogs to Elasticsearch, regression tracking, acceptance, reports).'''
+'''mdxbench.post: what happens to the suite's results after ReFrame wrote them -- the
+``mdxbench`` command. One subpackage per job; each may import only the ones below it:
+
+=============  ==========================================================  ===================
+subpackage     owns                                                        imports
+=============  ==========================================================  ===================
+``store``      records in and out: Elasticsearch connection, ingest,       (mdxbench library)
+               the records table (perflogs, Elasticsearch, Parquet),
+               system events
+``analysis``   computations over the records table: robust statistics,     store
+               regressions, change points, proposed references; returns
+               data, prints nothing
+``fleet``      node acceptance: per-node verdicts, one Slurm job per       store, analysis
+               node, the re-measurement loop
+``site``       what people read: text tables, the HTML report, trend       store, analysis
+               pages, the papers' tables (``tables.yaml``)
+``bench``      benchmarks of mdxbench itself and of the checks' fidelity   all of the above
+``commands``   one module per command: its arguments and one call          all of the above
+=============  ==========================================================  ===================
+
+``cli`` builds the parser from ``commands`` and turns errors into exit codes. The rule is
+tested (tests/unit/test_layers.py).
+'''

@@ -6,7 +6,21 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / 'tests' / 'fixtures'
-SHARED_FIXTURES = ROOT.parent / 'shared' / 'fixtures'
+UPSTREAM = FIXTURES / 'upstream'
+
+
+@pytest.fixture(autouse=True)
+def keep_slurm_conf():
+    '''Loading a system's configuration points SLURM_CONF at that system's Slurm (in this
+    process, for ReFrame's sbatch and squeue): undo it after each test, or a later test's
+    Slurm commands would read another system's slurm.conf -- one that does not exist makes
+    each of them wait for DNS lookups (a 2.5 min ReFrame dry run).'''
+    saved = os.environ.get('SLURM_CONF')
+    yield
+    if saved is None:
+        os.environ.pop('SLURM_CONF', None)
+    else:
+        os.environ['SLURM_CONF'] = saved
 
 
 @pytest.fixture
@@ -18,14 +32,11 @@ def fixture_text():
 
 
 @pytest.fixture
-def shared_fixture():
-    '''Text of a file of ../shared/fixtures; skips when ../shared is absent (a user's clone).'''
+def upstream_output():
+    '''Text of a real output of an upstream build (tests/fixtures/upstream: IOR, OSU,
+    BabelStream, STREAM, warp, netperf, Intel MKL LINPACK; provenance in the fixtures
+    README).'''
     def _read(name):
-        path = SHARED_FIXTURES / name
-        if not path.exists():
-            pytest.skip(f'{path} is absent: ../shared is only beside the project in CI '
-                        'and developer checkouts')
-
-        return path.read_text()
+        return (UPSTREAM / name).read_text()
 
     return _read

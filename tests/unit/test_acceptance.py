@@ -3,7 +3,9 @@ output): eight nodes, one slow, one failing its reference, one drained.'''
 import datetime as dt
 import json
 
-from mdxbench.post import acceptance, records
+from mdxbench.post.fleet import verdicts
+from mdxbench.post.site import text
+from mdxbench.post.store import records
 
 T = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 META = json.dumps({'tags': ['acceptance', 'memory']})
@@ -29,20 +31,20 @@ def test_outlier_failed_reference_and_untested_nodes():
     df = records.frame(rows(bw, results={'n2': 'fail'}) +
                        rows(lat, check='NetperfTcpRR', var='mean_rtt', unit='us'))
     states = {f'n{i}': 'idle' for i in range(8)} | {'n8': 'drained', 'n9': 'idle'}
-    v = {x['node']: x for x in acceptance.judge(df, states)}
+    v = {x['node']: x for x in verdicts.judge(df, states)}
     assert v['n5']['verdict'] == 'fail' and 'outlier' in v['n5']['reasons'][0]
     assert v['n2']['verdict'] == 'fail' and 'fail against the reference' in v['n2']['reasons'][0]
     assert v['n8']['verdict'] == 'not tested' and 'drained' in v['n8']['reasons'][0]
     assert v['n9']['verdict'] == 'not tested'
     assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {'n0', 'n1', 'n3', 'n4', 'n6', 'n7'}
-    out = json.loads(acceptance.to_json(list(v.values())))
+    out = json.loads(verdicts.to_json(list(v.values())))
     assert out['summary'] == {'pass': 6, 'fail': 2, 'not tested': 2}
-    assert 'n5' in acceptance.render(list(v.values()))
+    assert 'n5' in text.node_verdicts(list(v.values()))
 
 
 def test_drained_node_with_old_results_is_not_passed():
     df = records.frame(rows({'n0': 160.0, 'n1': 161.0, 'n2': 159.0}))
-    v = {x['node']: x for x in acceptance.judge(df, {'n0': 'idle', 'n1': 'drain', 'n2': 'down*'})}
+    v = {x['node']: x for x in verdicts.judge(df, {'n0': 'idle', 'n1': 'drain', 'n2': 'down*'})}
     assert v['n1']['verdict'] == 'not tested' and v['n2']['verdict'] == 'not tested'
     assert v['n0']['verdict'] == 'pass'
 
@@ -52,7 +54,7 @@ def test_slower_latency_is_the_worse_side():
     lat['n3'] = 60.0        # faster: not a failure
     lat['n4'] = 95.0        # slower: outlier
     df = records.frame(rows(lat, check='NetperfTcpRR', var='mean_rtt', unit='us'))
-    v = {x['node']: x['verdict'] for x in acceptance.judge(df)}
+    v = {x['node']: x['verdict'] for x in verdicts.judge(df)}
     assert v['n3'] == 'pass' and v['n4'] == 'fail'
 
 
@@ -61,9 +63,9 @@ def test_acceptance_records_are_chosen_by_their_tags_not_by_text():
     an acceptance measurement; one tagged so is."""
     meta = json.dumps({'tags': ['memory'], 'command': 'run --mode "acceptance"'})
     df = records.frame(rows({'n0': 160.0, 'n1': 10.0, 'n2': 161.0}, tags='memory', meta=meta))
-    assert acceptance.judge(df) == []
+    assert verdicts.judge(df) == []
     df = records.frame(rows({'n0': 160.0, 'n1': 10.0, 'n2': 161.0, 'n3': 160.5}))
-    assert {x['node']: x['verdict'] for x in acceptance.judge(df)}['n1'] == 'fail'
+    assert {x['node']: x['verdict'] for x in verdicts.judge(df)}['n1'] == 'fail'
 
 
 def test_the_declared_direction_decides_the_worse_side():
@@ -73,7 +75,7 @@ def test_the_declared_direction_decides_the_worse_side():
     for better, verdict in (('lower', 'fail'), ('higher', 'pass')):
         df = records.frame([dict(r, unit='%', better=better)
                             for r in rows(vals, check='PerfCountersFft', var='cache_miss_rate')])
-        assert {x['node']: x['verdict'] for x in acceptance.judge(df)}['n4'] == verdict, better
+        assert {x['node']: x['verdict'] for x in verdicts.judge(df)}['n4'] == verdict, better
 
 
 def test_a_run_that_failed_before_measuring_fails_its_node_with_the_checks_reason():
@@ -87,7 +89,7 @@ def test_a_run_that_failed_before_measuring_fails_its_node_with_the_checks_reaso
     conf[1]['result'] = None            # no perf result: the run failed before it
     conf[1]['meta'] = bad
     df = records.frame(conf + rows({'n0': 160.0, 'n1': 161.0, 'n2': 159.0}))
-    v = {x['node']: x for x in acceptance.judge(df)}
+    v = {x['node']: x for x in verdicts.judge(df)}
     assert v['n1']['verdict'] == 'fail' and v['n1']['reasons'] == [f'NodeConformance: failed: {why}']
     assert v['n0']['verdict'] == v['n2']['verdict'] == 'pass'
 
@@ -96,13 +98,13 @@ def test_nodes_that_agree_closely_do_not_make_a_small_difference_an_outlier():
     '''Seven nodes within 0.2% of each other: 4% lower is beyond 3 MADs but within the
     10% an operator accepts (min_effect); 15% lower fails.'''
     bw = {f'n{i}': 160 + (i % 3) * 0.1 for i in range(7)} | {'n7': 153.6}
-    assert all(x['verdict'] == 'pass' for x in acceptance.judge(records.frame(rows(bw))))
+    assert all(x['verdict'] == 'pass' for x in verdicts.judge(records.frame(rows(bw))))
     bw['n7'] = 136.0
-    v = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)))}
+    v = {x['node']: x for x in verdicts.judge(records.frame(rows(bw)))}
     assert v['n7']['verdict'] == 'fail' and 'outlier' in v['n7']['reasons'][0]
     assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {f'n{i}' for i in range(7)}
     # a stricter operator
-    strict = acceptance.judge(records.frame(rows(dict(bw, n7=153.6))), min_effect=0.02)
+    strict = verdicts.judge(records.frame(rows(dict(bw, n7=153.6))), min_effect=0.02)
     assert [x['node'] for x in strict if x['verdict'] == 'fail'] == ['n7']
 
 
@@ -114,10 +116,10 @@ def test_parameters_of_a_check_are_separate_measurements_but_distributes_node_is
     df = records.frame(rows(seq, check='FioTarget %workload=seqread') +
                        rows(rnd, check='FioTarget %workload=randread'))
     # pooled, the random-read figures would all be far below the sequential ones
-    assert all(x['verdict'] == 'pass' for x in acceptance.judge(df))
+    assert all(x['verdict'] == 'pass' for x in verdicts.judge(df))
     nid = [dict(r, check=f"HpccHpl %$nid={r['nodes']}")
            for r in rows({'n0': 50.0, 'n1': 51.0, 'n2': 49.0, 'n3': 5.0}, unit='GB/s')]
-    v = {x['node']: x for x in acceptance.judge(records.frame(nid))}
+    v = {x['node']: x for x in verdicts.judge(records.frame(nid))}
     assert v['n3']['verdict'] == 'fail'
     assert v['n3']['reasons'][0].startswith('HpccHpl triad=5 GB/s: outlier')
 
@@ -127,7 +129,7 @@ def test_failures_known_elsewhere_and_checks_missing_on_a_node_fail_it():
                        rows({'n0': 16.0, 'n1': 16.0}, check='NodeConformance', var='cpus'))
     states = {'n0': 'idle', 'n1': 'idle', 'n2': 'idle', 'n3': 'idle'}
     fails = {'n3': [('job', 'job 7 (TIMEOUT, exit 0:0) left no ReFrame report')]}
-    v = {x['node']: x for x in acceptance.judge(df, states, failures=fails, same_checks=True)}
+    v = {x['node']: x for x in verdicts.judge(df, states, failures=fails, same_checks=True)}
     assert v['n2']['verdict'] == 'fail'
     assert v['n2']['reasons'] == ['NodeConformance: no record from this node (recorded on '
                                   '2 other nodes)']
@@ -136,7 +138,7 @@ def test_failures_known_elsewhere_and_checks_missing_on_a_node_fail_it():
     assert v['n3']['reasons'] == ['job 7 (TIMEOUT, exit 0:0) left no ReFrame report']
     assert v['n0']['verdict'] == v['n1']['verdict'] == 'pass'
     # without same_checks (records of several sessions), a missing check is no verdict
-    v = {x['node']: x for x in acceptance.judge(df)}
+    v = {x['node']: x for x in verdicts.judge(df)}
     assert v['n2']['verdict'] == 'pass'
 
 
@@ -146,12 +148,12 @@ def test_a_node_far_below_is_an_outlier_even_when_few_noisy_nodes_inflate_the_ma
     median; 50% below (gross) is an outlier whatever the spread.'''
     bw = {'n1': 7.364, 'n2': 7.647, 'n3': 3.597, 'n4': 5.732, 'n5': 6.134, 'n6': 0.02104,
           'n8': 5.396}
-    v = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)))}
+    v = {x['node']: x for x in verdicts.judge(records.frame(rows(bw)))}
     assert [n for n, x in v.items() if x['verdict'] == 'fail'] == ['n6']
     assert v['n6']['reasons'] == ["BabelStreamOmp triad=0.02104 GB/s: outlier (nodes' "
                                   "median 5.732)"]
     # without the gross rule, n6 would pass
-    lax = {x['node']: x for x in acceptance.judge(records.frame(rows(bw)), gross=10)}
+    lax = {x['node']: x for x in verdicts.judge(records.frame(rows(bw)), gross=10)}
     assert lax['n6']['verdict'] == 'pass'
 
 
@@ -162,13 +164,13 @@ def test_a_node_measured_again_fails_only_on_what_failed_both_times():
     hpl = {'n1': 68.0, 'n2': 67.0, 'n3': 9.5, 'n4': 69.0, 'n5': 70.0, 'n6': 30.0, 'n8': 68.5}
     df = records.frame(rows(hpl, check='HpccHpl', var='gflops'))
     fails = {'n5': [('job', 'job 31 (NODE_FAIL, exit 0:0) left no ReFrame report')]}
-    verdicts = acceptance.judge(df, failures=fails)
+    first = verdicts.judge(df, failures=fails)
     before = {'n6': {'FioTarget %workload=seqwrite bandwidth'}, 'n3': {'HpccHpl gflops'},
               'n5': {'job'}}
-    v = {x['node']: x for x in acceptance.confirm(verdicts, before)}
+    v = {x['node']: x for x in verdicts.confirm(first, before)}
     assert v['n6']['verdict'] == 'pass' and v['n6']['reasons'] == []
     assert v['n6']['unconfirmed'] == ["HpccHpl gflops=30 GB/s: outlier (nodes' median 68)"]
     assert v['n3']['verdict'] == 'fail'
     assert v['n3']['reasons'] == ["HpccHpl gflops=9.5 GB/s: outlier (nodes' median 68)"]
     assert v['n5']['verdict'] == 'fail' and v['n5']['keys'] == ['job']
-    assert '(not repeated: HpccHpl gflops=30' in acceptance.render(list(v.values()))
+    assert '(not repeated: HpccHpl gflops=30' in text.node_verdicts(list(v.values()))

@@ -9,7 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from mdxbench.post import changes, cli, records
+from mdxbench.post.analysis import changes
+from mdxbench.post import cli
+from mdxbench.post.store import records
 
 T0 = dt.datetime(2026, 9, 1, tzinfo=dt.timezone.utc)
 HISTORY = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs' / 'history-local'

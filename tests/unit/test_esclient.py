@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from mdxbench.post import esclient
+from mdxbench.post.store import esclient
 
 
 def test_defaults_to_local_instance():

@@ -1,39 +1,27 @@
 '''mdxbench accept's plan and job script (no Slurm needed): which nodes get a job, what
 each job runs, and the drain lines of failed nodes.'''
 import json
-import os
 
 import pytest
 
-from mdxbench.post import fleet
-
-
-@pytest.fixture(autouse=True)
-def keep_slurm_conf():
-    '''Loading a system's configuration points SLURM_CONF at its Slurm: undo it.'''
-    saved = os.environ.get('SLURM_CONF')
-    yield
-    if saved is None:
-        os.environ.pop('SLURM_CONF', None)
-    else:
-        os.environ['SLURM_CONF'] = saved
+from mdxbench.post.fleet import jobs
 
 
 def test_drained_and_down_nodes_get_no_job_and_one_job_per_node_by_default():
-    p = fleet.plan('nscluster', 'nodes', states={
+    p = jobs.plan('nscluster', 'nodes', states={
         'mdxnode1': 'idle', 'mdxnode2': 'mixed', 'mdxnode3': 'drained', 'mdxnode4': 'down*',
         'mdxnode5': 'idle'})
     assert p.testable == ['mdxnode1', 'mdxnode2', 'mdxnode5']
     assert p.untested == {'mdxnode3': 'drained', 'mdxnode4': 'down*'}
     assert p.max_jobs == 3 and p.access == ['--partition=nodes']
-    assert fleet.plan('nscluster', 'nodes', max_jobs=2, states={'a': 'idle'}).max_jobs == 2
+    assert jobs.plan('nscluster', 'nodes', max_jobs=2, states={'a': 'idle'}).max_jobs == 2
     with pytest.raises(ValueError, match="no partition 'nope'"):
-        fleet.plan('nscluster', 'nope', states={'a': 'idle'})
+        jobs.plan('nscluster', 'nope', states={'a': 'idle'})
 
 
 def test_the_job_runs_every_acceptance_check_of_its_node_inside_its_allocation(tmp_path):
-    p = fleet.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'})
-    text = fleet.job_script(p, 'mdxnode1', tmp_path, ['-n', 'NodeConformance'])
+    p = jobs.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'})
+    text = jobs.job_script(p, 'mdxnode1', tmp_path, ['-n', 'NodeConformance'])
     assert '#SBATCH --nodelist=mdxnode1' in text and '#SBATCH --partition=nodes' in text
     assert 'export MDXBENCH_INSIDE_ALLOCATION=1' in text
     assert "-t acceptance -r --system nscluster:nodes" in text
@@ -57,7 +45,7 @@ def test_inside_the_allocation_the_partition_runs_its_checks_locally(monkeypatch
 
 
 def test_drain_lines_name_the_failed_nodes_and_why():
-    lines = fleet.drain_lines([
+    lines = jobs.drain_lines([
         {'node': 'n1', 'verdict': 'pass', 'reasons': []},
         {'node': 'n2', 'verdict': 'fail', 'reasons': ['HpccHpl gflops=3.1 GFLOPS: outlier '
                                                       '(nodes\' median 60.2)']},
@@ -67,8 +55,8 @@ def test_drain_lines_name_the_failed_nodes_and_why():
 
 
 def test_the_node_checks_run_one_after_another_and_leave_reframes_report(tmp_path):
-    p = fleet.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'})
-    text = fleet.job_script(p, 'mdxnode1', tmp_path, [])
+    p = jobs.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'})
+    text = jobs.job_script(p, 'mdxnode1', tmp_path, [])
     assert '--exec-policy=serial' in text
     assert f'--report-file {tmp_path}/rfm/mdxnode1/report.json' in text
 
@@ -93,7 +81,7 @@ def test_outcomes_name_checks_that_failed_before_measuring_and_jobs_without_repo
          'fail_phase': 'sanity', 'fail_reason': 'kernel: declared 6.1, found 6.2'}])
     _report(tmp_path, 'n2', [{'name': 'HpccHpl', 'display_name': 'HpccHpl', 'result': 'pass',
                               'fail_phase': None, 'fail_reason': None}])
-    got = fleet.outcomes(tmp_path, {'n1': '11', 'n2': '12', 'n3': '13'},
+    got = jobs.outcomes(tmp_path, {'n1': '11', 'n2': '12', 'n3': '13'},
                          states={'13': 'TIMEOUT, exit 0:0'})
     assert got['n1'] == [('FioTarget %workload=seqwrite', 'FioTarget %workload=seqwrite: '
                           'failed in run: JobError: job exceeded its time limit')]

@@ -91,7 +91,7 @@ def test_dry_run_lines_are_no_records_and_not_malformed(fixture_text, tmp_path):
     test's dry run of aws-pcluster): result pass, no job, no values. It is no measurement:
     DryRunLine, not PerflogError; the records reader skips it, and a real line with a
     missing value is still an error."""
-    from mdxbench.post.records import iter_perflog_records
+    from mdxbench.post.store.records import iter_perflog_records
 
     text = fixture_text('perflogs/aws-pcluster-c7i-4xlarge-FftwMpi2d-dryrun.log')
     lines = text.splitlines()[1:]

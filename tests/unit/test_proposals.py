@@ -8,7 +8,9 @@ import pytest
 import yaml
 
 from mdxbench import REPO_ROOT, references
-from mdxbench.post import cli, proposals, records
+from mdxbench.post import cli
+from mdxbench.post.analysis import proposals
+from mdxbench.post.store import records
 
 from test_changes import T0, gauss, rows, stepped
 

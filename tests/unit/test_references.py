@@ -129,9 +129,9 @@ def test_for_check_selects_by_parameters():
 
 
 def test_report_tables_name_only_what_exists(checks):
-    '''postprocess/tables.yaml: every row's check, perf variable and parameter values (its
+    '''postprocess/site/tables.yaml: every row's check, perf variable and parameter values (its
     own and its columns') exist, and every column is a known system:partition.'''
-    tables = yaml.safe_load((ROOT / 'postprocess' / 'tables.yaml').read_text())
+    tables = yaml.safe_load((ROOT / 'postprocess' / 'site' / 'tables.yaml').read_text())
     targets = _targets()
     entries = []
     for t in tables:
@@ -143,7 +143,7 @@ def test_report_tables_name_only_what_exists(checks):
                     # a stand-in measures the same quantity: the same unit
                     assert info['perf_vars'].get(m['var']) in (unit, None), (row, m)
                     entries.append({
-                        'file': 'postprocess/tables.yaml', 'key': f"{t['id']}: {row['label']}",
+                        'file': 'postprocess/site/tables.yaml', 'key': f"{t['id']}: {row['label']}",
                         'check': m['check'], 'target': col['target'], 'var': m['var'],
                         'unit': info['perf_vars'].get(m['var']), 'source': t['title'],
                         'when': {**(col.get('params') or {}), **(row.get('params') or {})},

@@ -6,7 +6,10 @@ import random
 import polars as pl
 import pytest
 
-from mdxbench.post import events, records, regress
+from mdxbench.post.store import events
+from mdxbench.post.store import records
+from mdxbench.post.analysis import regress
+from mdxbench.post.site import text
 
 T0 = dt.datetime(2026, 10, 1, tzinfo=dt.timezone.utc)
 
@@ -122,5 +125,5 @@ def test_render_lists_only_changes():
     rows = series(noisy(164, 10) + noisy(130, 3, seed=2)) + \
         series(noisy(40, 13, seed=7), check='HpccStream')
     t = regress.compare(records.frame(rows), cut=T0 + dt.timedelta(days=10))
-    text = regress.render(t)
-    assert 'BabelStreamOmp' in text and 'HpccStream' not in text and 'regression' in text
+    shown = text.regressions(t)
+    assert "BabelStreamOmp" in shown and "HpccStream" not in shown and "regression" in shown

@@ -1,5 +1,5 @@
 '''McCalpin STREAM (Spack's stream_c.exe): the parser on the real STREAM 5.10 outputs of
-../shared/fixtures (1 and 2 OpenMP threads), and its refusals of other tools' outputs.'''
+tests/fixtures/upstream (1 and 2 OpenMP threads), and its refusals of other tools' outputs.'''
 import pytest
 
 from mdxbench.parsers import ParseError, stream
@@ -11,9 +11,9 @@ def test_empty():
         stream.parse('\n')
 
 
-def test_babelstream_is_not_stream(shared_fixture):
+def test_babelstream_is_not_stream(upstream_output):
     with pytest.raises(ParseError, match='not McCalpin STREAM'):
-        stream.parse(shared_fixture('babelstream-5.0-omp.out'))
+        stream.parse(upstream_output('babelstream-5.0-omp.out'))
 
 
 def test_hpcc_is_not_stream(fixture_text):
@@ -25,8 +25,8 @@ def test_hpcc_is_not_stream(fixture_text):
     ('stream-5.10-omp1.out', 1, 34024.8, 36305.5, 33162.6, 31885.2),
     ('stream-5.10-omp2.out', 2, 24621.2, 22703.0, 30268.8, 22802.9),
 ])
-def test_real_stream_outputs(shared_fixture, name, threads, copy, scale, add, triad):
-    text = shared_fixture(name)
+def test_real_stream_outputs(upstream_output, name, threads, copy, scale, add, triad):
+    text = upstream_output(name)
     r = stream.parse(text)
     assert (r['version'], r['array_elements'], r['threads']) == ('5.10', 20000000, threads)
     # STREAM prints MB/s (1e6 B/s); the parser gives GB/s

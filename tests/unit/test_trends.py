@@ -3,7 +3,8 @@ listed first, events and references drawn (generated series, not benchmark outpu
 import datetime as dt
 import re
 
-from mdxbench.post import records, trends
+from mdxbench.post.store import records
+from mdxbench.post.site import trends
 
 from test_changes import T0, gauss, rows, stepped
 

@@ -1,4 +1,4 @@
-"""MinIO warp: the report parser on the real warp 1.0.8 outputs of ../shared/fixtures (text
+"""MinIO warp: the report parser on the real warp 1.0.8 outputs of tests/fixtures/upstream (text
 and --json), and the shell helper that hands S3 keys to the job."""
 import json
 import os
@@ -13,8 +13,8 @@ from mdxbench.parsers import ParseError, warp
 from mdxbench.storage import CREDENTIALS_SCRIPT
 
 
-def test_get_text_report(shared_fixture):
-    r = warp.parse(shared_fixture('warp-1.0.8-get.out'))
+def test_get_text_report(upstream_output):
+    r = warp.parse(upstream_output('warp-1.0.8-get.out'))
     assert r['format'] == 'text'
     # the preparation upload of a GET run is reported, and skipped: not a figure
     assert r['reports']['PUT'] == {'op': 'PUT', 'skipped': True}
@@ -25,16 +25,16 @@ def test_get_text_report(shared_fixture):
     assert (get['fastest_obj_s'], get['median_obj_s'], get['slowest_obj_s']) == (1016.52, 727.97, 600.72)
 
 
-def test_put_text_report(shared_fixture):
-    r = warp.parse(shared_fixture('warp-1.0.8-put.out'))
+def test_put_text_report(upstream_output):
+    r = warp.parse(upstream_output('warp-1.0.8-put.out'))
     assert set(r['reports']) == {'PUT'}
     put = warp.select(r, 'PUT')
     assert (put['concurrency'], put['mibs'], put['obj_s']) == (4, 135.74, 135.74)
     assert (put['fastest_mibs'], put['median_mibs'], put['slowest_mibs']) == (199.5, 127.0, 107.7)
 
 
-def test_get_json_report(shared_fixture):
-    r = warp.parse(shared_fixture('warp-1.0.8-get-json.out'))
+def test_get_json_report(upstream_output):
+    r = warp.parse(upstream_output('warp-1.0.8-get-json.out'))
     assert r['format'] == 'json' and r['reports']['PUT']['skipped']
     get = warp.select(r, 'get')
     assert get['mibs'] == pytest.approx(821180580.2 / 2**20)      # "average_bps": 821180580.2
@@ -48,21 +48,21 @@ def test_get_json_report(shared_fixture):
     assert get['ttfb_ms'] == {'average': 4, 'median': 4, 'p90': 7, 'p99': 15}
 
 
-def test_the_skipped_preparation_is_no_figure(shared_fixture):
+def test_the_skipped_preparation_is_no_figure(upstream_output):
     for name in ('warp-1.0.8-get.out', 'warp-1.0.8-get-json.out'):
         with pytest.raises(ParseError, match='PUT: too few samples'):
-            warp.select(warp.parse(shared_fixture(name)), 'put')
+            warp.select(warp.parse(upstream_output(name)), 'put')
 
 
-def test_select_names_what_warp_reported(shared_fixture):
+def test_select_names_what_warp_reported(upstream_output):
     with pytest.raises(ParseError, match=r'no GET operation \(it reported: PUT\)'):
-        warp.select(warp.parse(shared_fixture('warp-1.0.8-put.out')), 'get')
+        warp.select(warp.parse(upstream_output('warp-1.0.8-put.out')), 'get')
 
 
-def test_failed_requests_in_the_json_report_fail(shared_fixture):
+def test_failed_requests_in_the_json_report_fail(upstream_output):
     """The real JSON report with its error count raised, as warp writes it for a run
     whose requests failed: the operation is refused, never a figure."""
-    text = shared_fixture('warp-1.0.8-get-json.out')
+    text = upstream_output('warp-1.0.8-get-json.out')
     head, _, tail = text.partition('\n{')
     doc, end = json.JSONDecoder().raw_decode('{' + tail)
     doc['operations'][1]['errors'] = 3
@@ -78,8 +78,8 @@ def test_failed_requests_in_the_json_report_fail(shared_fixture):
     ('warp-1.0.8-put.out', 'Operation: PUT'),        # before the report
     ('warp-1.0.8-get-json.out', '"single_sized_requests"'),   # JSON cut off
 ])
-def test_cut_off_reports_are_refused(shared_fixture, name, cut):
-    text = shared_fixture(name)
+def test_cut_off_reports_are_refused(upstream_output, name, cut):
+    text = upstream_output(name)
     with pytest.raises(ParseError):
         warp.select(warp.parse(text[:text.index(cut)]), 'get' if 'get' in name else 'put')
 

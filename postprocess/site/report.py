@@ -1,6 +1,6 @@
 '''The papers' tables and figures from stored results, as PNG files and one static HTML
 page (``mdxbench report --out DIR``), with the trend pages beside it (``trends.html``,
-:mod:`mdxbench.post.trends`). Tables are data (postprocess/tables.yaml); each cell is the
+:mod:`mdxbench.post.site.trends`). Tables are data (postprocess/site/tables.yaml); each cell is the
 median of the latest runs of a measurement, beside the paper's figure where the references
 have one; every other system:partition present in the data gets a column of its own.'''
 import html
@@ -293,7 +293,8 @@ window.addEventListener('load', function () {{
 def write(df, outdir):
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    from mdxbench.post import events as _events, trends
+    from mdxbench.post.store import events as _events
+    from mdxbench.post.site import trends
 
     tables = build_tables(df)
     figs = figures(df, outdir)

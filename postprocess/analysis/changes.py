@@ -229,16 +229,13 @@ def find(df, events=(), since=None, **kw):
     return out
 
 
-def render(cps):
-    from mdxbench.post import textable
+def summary(df, cps):
+    '''The machine-readable result of a scan: the change points, how many are regressions,
+    and how many series were analysed.'''
+    return {'change_points': cps, 'regressions': regressions(cps),
+            'series': df.select(SERIES).unique().height}
 
-    return textable.render(
-        ('verdict', 'system:partition', 'check', 'perf var', 'change', 'before', 'after',
-         'unit', 'since (run)', 'what changed'),
-        [(c['verdict'], f"{c['system']}:{c['partition']}", c['check'], c['perf_var'],
-          f"{c['effect']:+.1%}", f"{c['before']:.4g}", f"{c['after']:.4g}", c['unit'],
-          f"{c['time'][:16]} ({c['run']})",
-          '; '.join([f"{k}: {', '.join(b) or '?'} \u2192 {', '.join(a) or '?'}"
-                     for k, (b, a) in c['changed'].items()]
-                    + [f"event \"{e['name']}\"" for e in c['events']]) or 'nothing recorded')
-         for c in cps])
+
+def regressions(cps):
+    '''How many of the change points are regressions.'''
+    return sum(c['verdict'] == 'regression' for c in cps)

@@ -2,7 +2,7 @@
 
 For every series of a system (partition, check with its parameters, perf variable), the
 latest stable segment — the runs after the series' last change point
-(:mod:`mdxbench.post.changes`) — gives the reference: its median as ``value``, and a
+(:mod:`mdxbench.post.analysis.changes`) — gives the reference: its median as ``value``, and a
 tolerance on the worse side (the direction the check declares) of ``k`` robust standard
 deviations (1.4826 x MAD) relative to the median, at least ``floor``. The source says what
 it was measured from: ``measured: 24 runs 2026-10-04..2026-11-20, suite a1b2c3d, binary
@@ -22,8 +22,8 @@ import polars as pl
 import yaml
 
 from mdxbench import references
-from mdxbench.post import changes
-from mdxbench.post.stats import SIGMA_PER_MAD
+from mdxbench.post.analysis import changes
+from mdxbench.post.analysis.stats import SIGMA_PER_MAD
 
 MIN_RUNS = 5
 K = 3.0
@@ -136,3 +136,12 @@ def merge(entries, out_path, ref_dir=None):
 def diff(old_text, new_text, path):
     return ''.join(difflib.unified_diff(old_text.splitlines(True), new_text.splitlines(True),
                                         f'{path} (current)', f'{path} (proposed)'))
+
+
+def write(path, text):
+    '''Replace the references file at ``path`` with ``text`` (atomically).'''
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + '.tmp')
+    tmp.write_text(text)
+    tmp.replace(path)

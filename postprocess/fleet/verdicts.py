@@ -13,8 +13,8 @@ import subprocess
 
 import polars as pl
 
-from mdxbench.post.records import has_tag, worse_sign
-from mdxbench.post.stats import SIGMA_PER_MAD, median_mad
+from mdxbench.post.store.records import has_tag, worse_sign
+from mdxbench.post.analysis.stats import SIGMA_PER_MAD, median_mad
 
 #: an outlier is at least this much worse than the nodes' median (fraction)
 MIN_EFFECT = 0.10
@@ -162,20 +162,13 @@ def confirm(verdicts, previous):
     return verdicts
 
 
-def render(verdicts):
-    from mdxbench.post import textable
-
-    return textable.render(('node', 'verdict', 'measurements', 'reasons'),
-                           [(v['node'], v['verdict'], len(v['measurements']),
-                             '; '.join(v['reasons'] + [f'(measured again; before: {e})'
-                                                       for e in v.get('earlier', [])]
-                                       + [f'(not repeated: {u})'
-                                          for u in v.get('unconfirmed', [])]) or '-')
-                            for v in verdicts])
-
-
 def to_json(verdicts, extra=None):
     return json.dumps(dict({'nodes': verdicts,
                             'summary': {k: sum(v['verdict'] == k for v in verdicts)
                                         for k in ('pass', 'fail', 'not tested')}},
                            **(extra or {})), indent=1)
+
+
+def all_pass(verdicts):
+    '''True when there are verdicts and every node passed.'''
+    return bool(verdicts) and all(v['verdict'] == 'pass' for v in verdicts)

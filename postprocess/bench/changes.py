@@ -56,7 +56,8 @@ def _child(path, mode, naive_series):
     code = f'''
 import json, resource, time
 t0 = time.perf_counter()
-from mdxbench.post import changes, records
+from mdxbench.post.analysis import changes
+from mdxbench.post.store import records
 df = records.from_parquet({str(path)!r})
 if {mode!r} == 'scan':
     cps = changes.find(df)
@@ -85,7 +86,7 @@ print(json.dumps(out))
 
 def quality(trials=1000, seed=5):
     '''Detection figures on generated histories (see the module's docstring).'''
-    from mdxbench.post.changes import detect
+    from mdxbench.post.analysis.changes import detect
 
     rng = np.random.default_rng(seed)
     rows = []
@@ -121,7 +122,7 @@ def _noise(rng, kind, n):
 
 
 def main(series=10000, runs=365, naive_series=200, trials=1000):
-    from mdxbench.post import textable
+    from mdxbench.post.site import text as textable
 
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / 'store.parquet'

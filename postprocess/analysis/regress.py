@@ -10,8 +10,8 @@ record); a series without a declared direction is reported as ``no-direction``.
 '''
 import polars as pl
 
-from mdxbench.post.records import worse_sign
-from mdxbench.post.stats import SIGMA_PER_MAD, median_mad
+from mdxbench.post.store.records import worse_sign
+from mdxbench.post.analysis.stats import SIGMA_PER_MAD, median_mad
 
 KEYS = ['system', 'partition', 'check', 'perf_var', 'unit', 'better']
 
@@ -73,20 +73,9 @@ def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.
     return out.drop('_sign').sort(KEYS, nulls_last=True).collect()
 
 
-def render(table, only_changes=True):
-    from mdxbench.post import textable
-
-    rows = table.filter(pl.col('verdict').is_in(['regression', 'improvement'])) \
-        if only_changes else table
-    return textable.render(
-        ('verdict', 'system:partition', 'check', 'perf var', 'baseline', 'latest', 'unit',
-         'better', 'effect', 'z', 'n'),
-        [(r['verdict'], f"{r['system']}:{r['partition']}", r['check'], r['perf_var'],
-          _f(r['base_median']), _f(r['latest_median']), r['unit'], r['better'] or '?',
-          f"{r['effect']:+.1%}" if r['effect'] is not None else '-',
-          f"{r['z']:+.1f}" if r['z'] is not None else '-',
-          f"{r['base_n'] or 0}/{r['latest_n'] or 0}") for r in rows.iter_rows(named=True)])
+VERDICTS = ('regression', 'improvement', 'unchanged', 'no-baseline', 'no-latest')
 
 
-def _f(v):
-    return '-' if v is None else f'{v:.4g}'
+def counts(table):
+    '''{verdict: number of series} of a :func:`compare` table, every verdict listed.'''
+    return {v: table.filter(pl.col('verdict') == v).height for v in VERDICTS}

@@ -15,7 +15,7 @@ import json
 
 import polars as pl
 
-from mdxbench.post import changes
+from mdxbench.post.analysis import changes
 
 COLORS = {'pass': '#1f77b4', 'fail': '#d62728'}
 VERDICT_COLORS = {'regression': '#d62728', 'improvement': '#2ca02c', 'no-direction': '#7f7f7f'}

@@ -1,10 +1,12 @@
 '''Offline validation of the Spack environments in ``spack/`` against an index of Spack's
-builtin packages (``../shared/spack/builtin-index.json``: versions and variants of every
-package), without Spack: every ``include:`` resolves, every spec names a package that
+builtin packages (``builtin-index.json`` beside this file: versions and variants of every
+package, see ``README.md`` here for its source), without Spack: every ``include:`` resolves, every spec names a package that
 exists, a pinned version that exists, and variants that exist with legal values. Errors
 name the file, the spec and the closest valid names.
 
-    python -m mdxbench.spackcheck [--index FILE] [ENV_DIR ...]
+    python spack/tools/spackcheck.py [--index FILE] [ENV_DIR ...]
+
+It needs only Python and PyYAML (no mdxbench, no Spack).
 '''
 import argparse
 import difflib
@@ -16,9 +18,9 @@ import sys
 
 import yaml
 
-from mdxbench import REPO_ROOT
-
-DEFAULT_INDEX = REPO_ROOT.parent / 'shared' / 'spack' / 'builtin-index.json'
+HERE = pathlib.Path(__file__).resolve().parent
+SPACK_DIR = HERE.parent
+DEFAULT_INDEX = HERE / 'builtin-index.json'
 
 #: Virtual packages (provided by others) that may appear where a package name does
 VIRTUALS = {'mpi', 'blas', 'lapack', 'scalapack', 'c', 'cxx', 'fortran', 'fftw-api',
@@ -337,7 +339,7 @@ def validate(env_dirs, index_path=DEFAULT_INDEX):
 
 
 def environment_dirs(spack_dir=None):
-    spack_dir = pathlib.Path(spack_dir or REPO_ROOT / 'spack')
+    spack_dir = pathlib.Path(spack_dir or SPACK_DIR)
     return sorted(p for p in spack_dir.iterdir() if (p / 'spack.yaml').is_file())
 
 
@@ -347,7 +349,7 @@ def main(argv=None):
     ap.add_argument('envs', nargs='*')
     args = ap.parse_args(argv)
     if not pathlib.Path(args.index).exists():
-        print(f'mdxbench spackcheck: no index at {args.index}', file=sys.stderr)
+        print(f'spackcheck: no index at {args.index}', file=sys.stderr)
         return 2
 
     envs = args.envs or environment_dirs()

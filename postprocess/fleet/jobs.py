@@ -21,7 +21,7 @@ import sys
 import time
 
 from mdxbench import REPO_ROOT
-from mdxbench.post.acceptance import BAD_STATES, slurm_nodes
+from mdxbench.post.fleet.verdicts import BAD_STATES, slurm_nodes
 
 
 @dataclasses.dataclass
@@ -220,3 +220,9 @@ def drain_lines(verdicts):
     '''The same commands as lines to print (the reason in double quotes).'''
     return [' '.join(c[:-1]) + ' reason="' + c[-1].removeprefix('reason=') + '"'
             for c in drain_commands(verdicts)]
+
+
+def drain(verdicts):
+    '''Run the drain commands of the failed nodes (``mdxbench accept --drain``).'''
+    for cmd in drain_commands(verdicts):
+        subprocess.run(cmd, check=True, timeout=60)

@@ -1,11 +1,12 @@
 '''Stored results as one columnar table (Polars), from perflogs, from Elasticsearch, or
 from a Parquet export: the input of regression tracking, acceptance and reports.'''
 import json
+import os
 import pathlib
 import re
 
 from mdxbench import perflog
-from mdxbench.post.ingest import perflog_files
+from mdxbench.post.store.ingest import perflog_files
 
 COLUMNS = ('time', 'system', 'partition', 'environ', 'check', 'perf_var', 'value', 'unit',
            'better', 'ref', 'lower', 'upper', 'result', 'jobid', 'nodes', 'tags', 'params',
@@ -110,6 +111,26 @@ def iter_perflog_records(paths, errors=None):
                         errors.append(f'{f}:{n}: {err}')
 
 
+def default_perflog_dir():
+    '''Where ReFrame writes this site's perflogs: ``$MDXBENCH_PERFLOG_DIR`` or
+    ``<state>/perflogs``.'''
+    from mdxbench.sitecfg import state_dir
+
+    return pathlib.Path(os.environ.get('MDXBENCH_PERFLOG_DIR') or state_dir() / 'perflogs')
+
+
+def read_perflogs(paths):
+    '''(records, errors) of every perflog line under paths (default: the perflog
+    directory); errors as "file:line: why".'''
+    errors = []
+    return list(iter_perflog_records(paths or [default_perflog_dir()], errors)), errors
+
+
+def completed_since(recs, since=None):
+    '''The records (dicts) completed at or after the ISO time ``since`` (all without).'''
+    return [r for r in recs if not since or r['completion_time'] >= since]
+
+
 def from_perflogs(paths, errors=None):
     return frame([_row(r) for r in iter_perflog_records(paths, errors)])
 
@@ -148,6 +169,26 @@ def from_parquet(path):
     return df
 
 
+def source_of(paths=None, from_es=False, parquet=None):
+    '''The ``source`` of :func:`load` from a command's options: Elasticsearch, a Parquet
+    export, or perflog paths (default: the perflog directory).'''
+    if from_es:
+        return 'es'
+
+    return parquet or [str(p) for p in (paths or [default_perflog_dir()])]
+
+
+def read(paths=None, from_es=False, parquet=None, es_url=None):
+    '''(table, errors) from the source a command's options name (:func:`source_of`);
+    Elasticsearch as configured by the environment (:mod:`mdxbench.post.store.esclient`).'''
+    from mdxbench.post.store import esclient
+
+    client = esclient.make_client(url=es_url) if from_es else None
+    errors = []
+    df = load(source_of(paths, from_es, parquet), client, esclient.index_prefix(), errors)
+    return df, errors
+
+
 def load(source, client=None, prefix=None, errors=None):
     '''source: 'es', a .parquet file, or perflog files/directories (list).'''
     if source == 'es':
@@ -157,3 +198,11 @@ def load(source, client=None, prefix=None, errors=None):
         return from_parquet(source)
 
     return from_perflogs(source if isinstance(source, list) else [source], errors)
+
+
+def to_parquet(df, path):
+    '''Write the table to a Parquet file (atomically: a reader never sees half a file).'''
+    path = pathlib.Path(path)
+    tmp = path.with_name(path.name + '.tmp')
+    df.write_parquet(tmp)
+    tmp.replace(path)

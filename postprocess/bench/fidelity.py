@@ -17,7 +17,7 @@ import tempfile
 
 from mdxbench import REPO_ROOT, perflog
 from mdxbench.parsers import hpcc
-from mdxbench.post import textable
+from mdxbench.post.site import text as textable
 
 # check -> (perf variables compared, parser of the direct run's output)
 CASES = {

@@ -41,10 +41,10 @@ def timed(cmd, env):
 
 
 def main(system='nscluster', partition='nodes', reframe_args=None, max_jobs=None):
-    from mdxbench.post import fleet
+    from mdxbench.post.fleet import jobs
 
     reframe_args = list(reframe_args or DEFAULT_ARGS)
-    p = fleet.plan(system, partition)
+    p = jobs.plan(system, partition)
     if len(p.testable) < 2:
         print(f'bench accept: {len(p.testable)} testable node(s) in {system}:{partition}; '
               f'give a cluster of several (ci/cluster.sh start 8)', file=sys.stderr)

@@ -1,0 +1,11 @@
+'''The ``mdxbench`` commands, one module per command (asv's model): each defines ``NAME``,
+``HELP``, ``add_arguments(parser)`` and ``run(args)``, which calls the job's own functions
+(store, analysis, fleet, site, bench) and returns the exit code. No module here loops over
+records or nodes: that logic lives with its job. Options several commands share are in
+:mod:`.options`.'''
+from mdxbench.post.commands import (accept, acceptance, bench, changes, event, export,
+                                    fidelity, ingest, references, regress, report, summary)
+
+#: in the order ``mdxbench --help`` lists them
+COMMANDS = (ingest, summary, regress, changes, event, acceptance, accept, report, references,
+            export, fidelity, bench)

@@ -1,0 +1,63 @@
+'''``mdxbench accept``: one job per node running every acceptance check, verdicts.'''
+import argparse
+import pathlib
+import subprocess
+import sys
+
+from mdxbench.post.commands import options
+from mdxbench.post.fleet import accept, jobs, verdicts
+from mdxbench.post.site import text
+
+NAME = 'accept'
+HELP = ('node acceptance with one job per node (all acceptance checks inside it), bounded '
+        'jobs in the queue, verdicts')
+
+
+def add_arguments(p):
+    p.add_argument('--system', required=True, help='site-config system')
+    p.add_argument('--partition', required=True, help='site-config partition')
+    p.add_argument('--slurm-partition', help='Slurm partition (default: --partition)')
+    p.add_argument('--max-jobs', type=int, help='jobs in the queue at once (default: one '
+                   'per node to test)')
+    p.add_argument('--nodes', help='only these nodes of the partition (comma-separated)')
+    p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
+    p.add_argument('--out', help='directory for job scripts, outputs and perflogs '
+                   '(default: <state>/accept/<time>)')
+    options.outliers(p)
+    p.add_argument('--retests', type=int, default=1, help='measure a failed node again this '
+                   'many times; it fails only on what failed the time before too (default 1)')
+    p.add_argument('--json', help='write the verdicts (and job figures) here')
+    p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
+    p.add_argument('--dry-run', action='store_true',
+                   help='print the nodes and job counts (ours and --distribute\'s), submit nothing')
+    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+                   help='after --: options for ReFrame in each job (e.g. -n, -S)')
+
+
+def run(args):
+    plan = jobs.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
+                     nodes=args.nodes.split(',') if args.nodes else None)
+    rf_args = options.reframe_args(args.reframe_args)
+    cases, files = jobs.acceptance_cases(args.system, args.partition, rf_args)
+    if not cases:
+        print(f'mdxbench accept: no acceptance check selected for {args.system}:'
+              f'{args.partition} with {" ".join(rf_args) or "no options"}', file=sys.stderr)
+        return options.EXIT_USAGE
+    if args.dry_run:
+        print(accept.dry_run(plan, cases))
+        return 0
+    out = accept.new_out_dir(args.out)
+    res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
+                     args.retests)
+    print(f'mdxbench accept: {res.jobs} jobs for {len(plan.testable)} nodes, at most '
+          f'{res.max_in_queue} in the queue, {res.seconds:.1f} s wall')
+    print(text.node_verdicts(res.verdicts))
+    drain = jobs.drain_lines(res.verdicts)
+    if drain:
+        print(text.lines(drain))
+    if args.drain:
+        jobs.drain(res.verdicts)
+    if args.json:
+        pathlib.Path(args.json).write_text(verdicts.to_json(res.verdicts,
+                                                            extra=dict(res.figures(), drain=drain)))
+    return 0 if res.passed else 1

@@ -1,0 +1,36 @@
+'''``mdxbench acceptance``: per-node verdicts of acceptance measurements already made.'''
+import pathlib
+
+from mdxbench.post.commands import options
+from mdxbench.post.fleet import jobs, verdicts
+from mdxbench.post.site import text
+
+NAME = 'acceptance'
+HELP = 'per-node verdicts of the acceptance checks'
+
+
+def add_arguments(p):
+    options.source(p)
+    p.add_argument('--system', help='only this system')
+    p.add_argument('--partition', help='site-config partition to judge')
+    p.add_argument('--slurm-partition', help='Slurm partition whose nodes must all be tested '
+                   '(default: --partition)')
+    p.add_argument('--no-slurm', action='store_true', help='do not ask sinfo for the nodes')
+    options.outliers(p)
+    p.add_argument('--json', help='write the machine-readable verdicts here')
+
+
+def run(args):
+    df = options.load(args)
+    if args.system:
+        df = df.filter(df['system'] == args.system)
+    if args.partition:
+        df = df.filter(df['partition'] == args.partition)
+    states = {} if args.no_slurm else verdicts.slurm_nodes(args.slurm_partition or args.partition)
+    found = verdicts.judge(df, states, **options.outlier_rule(args))
+    print(text.node_verdicts(found))
+    if jobs.drain_lines(found):
+        print(text.lines(jobs.drain_lines(found)))
+    if args.json:
+        pathlib.Path(args.json).write_text(verdicts.to_json(found))
+    return 0 if verdicts.all_pass(found) else 1

@@ -1,0 +1,54 @@
+'''``mdxbench bench ingest|regress|changes|accept``: speed and memory of mdxbench itself
+(figures printed beside a baseline measured in the same run; not timed tests).'''
+import argparse
+import os
+
+from mdxbench.post.commands import options
+
+NAME = 'bench'
+HELP = 'benchmarks of mdxbench itself (ingest, regress, changes, accept)'
+
+
+def add_arguments(p):
+    p.add_argument('what', choices=['ingest', 'regress', 'changes', 'accept'],
+                   help='what to measure')
+    p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
+    p.add_argument('--partition', help='accept: its partition (default nodes)')
+    p.add_argument('--max-jobs', type=int, help='accept: jobs in the queue at once')
+    p.add_argument('--series', type=int, default=10000, help='changes: series in the store')
+    p.add_argument('--runs', type=int, default=365, help='changes: runs per series')
+    p.add_argument('--naive-series', type=int, default=200,
+                   help='changes: series the one-at-a-time baseline is timed on')
+    p.add_argument('--trials', type=int, default=1000,
+                   help='changes: generated histories per quality row')
+    p.add_argument('--records', type=int, help='ingest: records sent (default 100000); '
+                   'regress: records scanned (default 1000000)')
+    p.add_argument('--sample', type=int, default=5000,
+                   help='ingest: records sent one per request for the baseline rate')
+    p.add_argument('--es-url', help='ingest: Elasticsearch URL (default: $MDXBENCH_ES_URL '
+                   'or http://127.0.0.1:9200)')
+    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+                   help='accept: after --, the ReFrame options of every run (default: '
+                   'short runs of the acceptance checks)')
+
+
+def run(args):
+    if args.what == 'accept':
+        from mdxbench.post.bench import accept
+
+        return accept.main(args.system or 'nscluster', args.partition or 'nodes',
+                           options.reframe_args(args.reframe_args) or None, args.max_jobs)
+    if args.what == 'changes':
+        from mdxbench.post.bench import changes
+
+        return changes.main(series=args.series, runs=args.runs,
+                            naive_series=args.naive_series, trials=args.trials)
+    if args.what == 'ingest':
+        from mdxbench.post.bench import ingest
+        from mdxbench.post.store import esclient
+
+        return ingest.bench_ingest(args.records or 100000, args.sample, args.es_url
+                                   or os.environ.get('MDXBENCH_ES_URL') or esclient.DEFAULT_URL)
+    from mdxbench.post.bench import regress
+
+    return regress.bench_regress(args.records or 1000000)

@@ -1,0 +1,28 @@
+'''``mdxbench event add|list``: system events (kernel, BIOS, flavor) regression tracking
+cuts at and change points are explained by.'''
+from mdxbench.post.site import text
+from mdxbench.post.store import events
+
+NAME = 'event'
+HELP = 'record or list system events (kernel, BIOS, flavor...)'
+
+
+def add_arguments(p):
+    sub = p.add_subparsers(dest='action', required=True)
+    pa = sub.add_parser('add', help='record an event')
+    pa.add_argument('system', help='the system it happened on')
+    pa.add_argument('name', help='its name, e.g. "kernel 6.1.0-27"')
+    pa.add_argument('--time', help='ISO time with zone (default: now)')
+    pa.add_argument('--partition', help='the partition, when only one was changed')
+    pa.add_argument('--note', help='free text')
+    sub.add_parser('list', help='the recorded events, oldest first')
+
+
+def run(args):
+    if args.action == 'add':
+        ev = events.add(args.system, args.name, args.time, args.partition, args.note)
+        print(f"event {ev['name']!r} on {ev['system']} at {ev['time']} recorded in "
+              f"{events.events_file()}")
+    elif events.load():
+        print(text.event_list(events.load()))
+    return 0

@@ -1,0 +1,19 @@
+'''``mdxbench export``: the records table as a Parquet file.'''
+from mdxbench.post.commands import options
+
+NAME = 'export'
+HELP = 'the records table (from perflogs or Elasticsearch) as a Parquet file, for --parquet'
+
+
+def add_arguments(p):
+    options.source(p)
+    p.add_argument('--out', required=True, help='Parquet file to write')
+
+
+def run(args):
+    from mdxbench.post.store import records
+
+    df = options.load(args)
+    records.to_parquet(df, args.out)
+    print(f'mdxbench export: {df.height} records to {args.out}')
+    return 0

@@ -1,0 +1,44 @@
+'''``mdxbench ingest``: perflogs into Elasticsearch, lossless and idempotent.'''
+import sys
+
+from mdxbench.sitecfg import state_dir
+from mdxbench.post.store import esclient
+from mdxbench.post.store.ingest import EXIT_LOCKED, Ingestor, LockBusy
+
+NAME = 'ingest'
+HELP = 'send perflogs to Elasticsearch'
+
+
+def add_arguments(p):
+    p.add_argument('paths', nargs='*', help='perflog files or directories '
+                   '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
+    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
+                   f'{esclient.DEFAULT_URL})')
+    p.add_argument('--state', help='ingest state file (default: <state>/ingest/state.json)')
+    p.add_argument('--dead-letter', help='dead-letter file (default: '
+                   '<state>/ingest/dead-letter.jsonl)')
+    p.add_argument('--batch-size', type=int, default=2000, help='records per _bulk request')
+    p.add_argument('--retry-seconds', type=float, default=60.0,
+                   help='how long to retry an unreachable or overloaded Elasticsearch')
+    p.add_argument('--lock-wait', type=float, default=300.0,
+                   help='how long to wait for another ingest of the same state file to '
+                   f'finish (seconds; exit {EXIT_LOCKED} past it)')
+
+
+def run(args):
+    from mdxbench.post.store.records import default_perflog_dir
+
+    ing = Ingestor(esclient.make_client(url=args.es_url), esclient.index_prefix(),
+                   args.state or state_dir() / 'ingest' / 'state.json',
+                   args.dead_letter or state_dir() / 'ingest' / 'dead-letter.jsonl',
+                   batch_size=args.batch_size, retry_seconds=args.retry_seconds,
+                   lock_wait=args.lock_wait)
+    try:
+        counts = ing.run(args.paths or [default_perflog_dir()])
+    except LockBusy as err:
+        print(f'mdxbench ingest: {err}', file=sys.stderr)
+        return EXIT_LOCKED
+    print(f'mdxbench ingest: {counts.line()}')
+    if counts.rejected or counts.malformed:
+        print(f'mdxbench ingest: not stored: see {ing.dead_letter_path}', file=sys.stderr)
+    return counts.exit_code()

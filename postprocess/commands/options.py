@@ -1,0 +1,58 @@
+'''Options and exit codes several commands share.'''
+import datetime as dt
+import sys
+
+from mdxbench.post.site import text
+from mdxbench.post.store import records
+
+#: a command's options or configuration are wrong
+EXIT_USAGE = 2
+
+
+def source(p):
+    '''Where the records come from: perflogs (default), Elasticsearch or a Parquet file.'''
+    p.add_argument('paths', nargs='*', help='perflog files or directories (default: '
+                   '$MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
+    p.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
+    p.add_argument('--parquet', help='read the records from a Parquet export')
+    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
+                   'http://127.0.0.1:9200)')
+
+
+def outliers(p):
+    '''The outlier rule of ``fleet.verdicts.judge``, for ``accept`` and ``acceptance`` alike.'''
+    p.add_argument('--z', type=float, default=3.0, help='robust standard deviations '
+                   '(1.4826 x MAD) below the nodes\' median that make an outlier')
+    p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
+                   'fraction of the nodes\' median worse (default 0.10)')
+    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
+                   'median worse is an outlier whatever their spread (default 0.5)')
+
+
+def outlier_rule(args):
+    '''The keyword arguments of ``fleet.verdicts.judge`` from :func:`outliers`' options.'''
+    return {'z': args.z, 'min_effect': args.min_effect, 'gross': args.gross}
+
+
+def load(args):
+    '''The records table from the options of :func:`source`; unreadable lines are reported
+    on standard error.'''
+    df, errors = records.read(args.paths, args.from_es, args.parquet, args.es_url)
+    if errors:
+        print(text.lines(errors), file=sys.stderr)
+    return df
+
+
+def since(value, option='--since'):
+    '''An ISO time with its zone, or None; a time without zone is a usage error.'''
+    if not value:
+        return None
+    t = dt.datetime.fromisoformat(value)
+    if t.tzinfo is None:
+        raise ValueError(f'{option} {value!r} needs a time zone (e.g. 2026-11-01T00:00:00+00:00)')
+    return t
+
+
+def reframe_args(values):
+    '''The options after ``--`` (argparse's REMAINDER keeps the ``--``).'''
+    return [a for a in values if a != '--']

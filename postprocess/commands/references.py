@@ -1,0 +1,40 @@
+'''``mdxbench references propose``: reference entries from the latest stable measurements.'''
+from mdxbench import references
+from mdxbench.post.analysis import proposals
+from mdxbench.post.commands import options
+from mdxbench.post.site import text
+
+NAME = 'references'
+HELP = 'reference entries proposed from measurements'
+
+
+def add_arguments(p):
+    sub = p.add_subparsers(dest='action', required=True)
+    pr = sub.add_parser('propose', help='for every series of a system: the median of its '
+                        'latest stable segment, with a tolerance from its noise')
+    options.source(pr)
+    pr.add_argument('--system', required=True, help='the system whose series are proposed')
+    pr.add_argument('--since', metavar='TIME', help='only runs at or after this ISO time')
+    pr.add_argument('--out', help='references file to write (default: '
+                    '<references dir>/measured-<system>.yaml)')
+    pr.add_argument('--reference-dir', help='directory of the references whose paper '
+                    'figures are kept (default: $MDXBENCH_REFERENCE_DIR or site-configs/references)')
+    pr.add_argument('--dry-run', action='store_true', help='print the diff, write nothing')
+
+
+def run(args):
+    df = options.load(args)
+    out = args.out or references.reference_dir() / f'measured-{args.system}.yaml'
+    entries, notes = proposals.propose(df, args.system, since=options.since(args.since))
+    new, old, kept = proposals.merge(entries, out, args.reference_dir)
+    if notes:
+        print(text.lines(f'no proposal: {n}' for n in notes))
+    if kept:
+        print(text.lines(f'paper figure kept: {k}' for k in kept))
+    change = proposals.diff(old, new, out)
+    print(change or f'{out}: no change')
+    if change and not args.dry_run:
+        proposals.write(out, new)
+    print(f'{len(entries)} series proposed, {len(kept)} kept paper figures, {len(notes)} '
+          f'without a proposal; {"not written (--dry-run)" if args.dry_run else out}')
+    return 0

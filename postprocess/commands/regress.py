@@ -1,0 +1,38 @@
+'''``mdxbench regress``: the latest runs of each series against a baseline.'''
+import json
+import pathlib
+
+from mdxbench.post.analysis import regress
+from mdxbench.post.commands import options
+from mdxbench.post.site import text
+from mdxbench.post.store import events
+
+NAME = 'regress'
+HELP = 'regressions and improvements against a baseline (exit 1 when any regression)'
+
+
+def add_arguments(p):
+    options.source(p)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument('--since-event', metavar='NAME', help='cut at the event of that name (per system)')
+    g.add_argument('--since', metavar='TIME', help='cut at this ISO time')
+    p.add_argument('--baseline-runs', type=int, default=10, help='runs before the cut that '
+                   'form the baseline, at most')
+    p.add_argument('--latest-runs', type=int, default=3, help='latest runs compared')
+    p.add_argument('--min-effect', type=float, default=0.05, help='relative change (0.05 = 5%%)')
+    p.add_argument('--z', type=float, default=3.0, help='robust z-score threshold')
+    p.add_argument('--all', action='store_true', help='show unchanged series too')
+    p.add_argument('--json', help='write the whole table as JSON here')
+
+
+def run(args):
+    df = options.load(args)
+    cut = events.cut_for(args.since_event) if args.since_event else options.since(args.since)
+    table = regress.compare(df, cut, baseline_runs=args.baseline_runs,
+                            latest_runs=args.latest_runs, min_effect=args.min_effect, z=args.z)
+    counts = regress.counts(table)
+    print(text.regressions(table, only_changes=not args.all))
+    print('\n' + text.verdict_counts(counts))
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(table.to_dicts(), default=str, indent=1))
+    return 1 if counts['regression'] else 0

@@ -1,0 +1,48 @@
+'''``mdxbench summary``: the perflog records as a table, and what Elasticsearch holds.'''
+import sys
+
+from mdxbench.post.site import text
+from mdxbench.post.store import esclient, records
+from mdxbench.post.store.ingest import EXIT_NOT_STORED, count_documents
+
+NAME = 'summary'
+HELP = 'table of perflog records and the Elasticsearch count'
+
+
+def add_arguments(p):
+    p.add_argument('paths', nargs='*', help='perflog files or directories '
+                   '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
+    p.add_argument('--since', help='only records completed at or after this ISO time')
+    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
+                   f'{esclient.DEFAULT_URL})')
+    p.add_argument('--no-es', action='store_true', help='do not ask Elasticsearch')
+    p.add_argument('--expect-equal', action='store_true',
+                   help='fail unless Elasticsearch holds as many documents as the perflogs records')
+    p.add_argument('--require-records', action='store_true',
+                   help='fail when no record is shown')
+
+
+def run(args):
+    recs, errors = records.read_perflogs(args.paths)
+    if errors:
+        print(text.lines(errors), file=sys.stderr)
+    shown = records.completed_since(recs, args.since)
+    print(text.perflog_records(shown))
+    print(f'\nperflog records: {len(recs)} in all ({len(shown)} shown), '
+          f'malformed lines: {len(errors)}')
+    rc = EXIT_NOT_STORED if errors else 0
+    if not args.no_es:
+        try:
+            n = count_documents(esclient.make_client(url=args.es_url), esclient.index_prefix())
+        except Exception as err:
+            print(f'Elasticsearch documents: unknown ({esclient.redact(str(err))})')
+            return EXIT_NOT_STORED
+        print(f'Elasticsearch documents: {n}')
+        if args.expect_equal and n != len(recs):
+            print(f'mdxbench summary: Elasticsearch holds {n} documents but the perflogs '
+                  f'{len(recs)} records', file=sys.stderr)
+            rc = EXIT_NOT_STORED
+    if args.require_records and not shown:
+        print('mdxbench summary: no perflog record to show', file=sys.stderr)
+        rc = EXIT_NOT_STORED
+    return rc

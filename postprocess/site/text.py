@@ -1,0 +1,106 @@
+'''The text views of the ``mdxbench`` command: one table renderer (a ``rich`` table printed
+to plain text, wide enough never to wrap) and the tables built on it -- perflog records,
+regressions, change points, node verdicts. Each view takes what the analysis or the fleet
+returned and gives a string; nothing here computes a verdict.'''
+import io
+
+import polars as pl
+
+
+def render(header, rows):
+    '''Plain text of a table with ``header`` and ``rows`` (any values, shown with str).'''
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for h in header:
+        table.add_column(str(h), overflow='fold')
+    for row in rows:
+        table.add_row(*(str(c) for c in row))
+    con = Console(file=io.StringIO(), width=1000, color_system=None, force_terminal=False,
+                  highlight=False)
+    con.print(table)
+    return '\n'.join(line.rstrip() for line in con.file.getvalue().splitlines() if line.strip())
+
+
+def number(v):
+    '''A figure as the tables show it: 4 significant digits, '-' for none.'''
+    if v is None:
+        return '-'
+
+    return f'{v:.4g}' if isinstance(v, float) else str(v)
+
+
+def perflog_records(records):
+    '''``mdxbench summary``: one row per perflog record (dicts of ``records.iter_perflog_records``),
+    in completion order.'''
+    return render(
+        ('system:partition', 'check', 'perf variable', 'value', 'unit', 'reference', 'result'),
+        [(f"{r['system']}:{r['partition']}", r['display_name'], r['perf_var'],
+          number(r['perf_value']), r['perf_unit'],
+          number(r['perf_ref']) if r['perf_ref'] else 'no reference',
+          r['perf_result'] or r['result'])
+         for r in sorted(records, key=lambda r: (r['completion_time'], r['display_name']))])
+
+
+def regressions(table, only_changes=True):
+    '''``mdxbench regress``: the table of ``analysis.regress.compare``, by default only the
+    series that regressed or improved.'''
+    rows = table.filter(pl.col('verdict').is_in(['regression', 'improvement'])) \
+        if only_changes else table
+    return render(
+        ('verdict', 'system:partition', 'check', 'perf var', 'baseline', 'latest', 'unit',
+         'better', 'effect', 'z', 'n'),
+        [(r['verdict'], f"{r['system']}:{r['partition']}", r['check'], r['perf_var'],
+          number(r['base_median']), number(r['latest_median']), r['unit'], r['better'] or '?',
+          f"{r['effect']:+.1%}" if r['effect'] is not None else '-',
+          f"{r['z']:+.1f}" if r['z'] is not None else '-',
+          f"{r['base_n'] or 0}/{r['latest_n'] or 0}") for r in rows.iter_rows(named=True)])
+
+
+def verdict_counts(counts):
+    '''"regression 1, improvement 0, ..." of a {verdict: count} mapping.'''
+    return ', '.join(f'{k} {v}' for k, v in counts.items())
+
+
+def change_points(cps):
+    '''``mdxbench changes``: one row per change point of ``analysis.changes.find``, then one
+    line each with its verdict and explanation.'''
+    if not cps:
+        return 'no change point'
+
+    table = render(
+        ('verdict', 'system:partition', 'check', 'perf var', 'change', 'before', 'after',
+         'unit', 'since (run)', 'what changed'),
+        [(c['verdict'], f"{c['system']}:{c['partition']}", c['check'], c['perf_var'],
+          f"{c['effect']:+.1%}", f"{c['before']:.4g}", f"{c['after']:.4g}", c['unit'],
+          f"{c['time'][:16]} ({c['run']})",
+          '; '.join([f"{k}: {', '.join(b) or '?'} \u2192 {', '.join(a) or '?'}"
+                     for k, (b, a) in c['changed'].items()]
+                    + [f"event \"{e['name']}\"" for e in c['events']]) or 'nothing recorded')
+         for c in cps])
+    return table + ''.join(f"\n  {c['verdict']}: {c['explanation']}" for c in cps)
+
+
+def node_verdicts(verdicts):
+    '''``mdxbench accept`` and ``acceptance``: one row per node with its reasons, those of
+    an earlier measurement and those not repeated when measured again.'''
+    return render(('node', 'verdict', 'measurements', 'reasons'),
+                  [(v['node'], v['verdict'], len(v['measurements']),
+                    '; '.join(v['reasons'] + [f'(measured again; before: {e})'
+                                              for e in v.get('earlier', [])]
+                              + [f'(not repeated: {u})' for u in v.get('unconfirmed', [])])
+                    or '-')
+                   for v in verdicts])
+
+
+def event_list(events):
+    '''``mdxbench event list``: one line per recorded event.'''
+    return '\n'.join(f"{ev['time']}  {ev['system']:<14} {ev['name']}"
+                     + (f"  ({ev['note']})" if ev.get('note') else '') for ev in events)
+
+
+def lines(items):
+    '''Lines of text, one per item (drain lines, notes).'''
+    return '\n'.join(str(i) for i in items)
