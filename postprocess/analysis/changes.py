@@ -229,6 +229,12 @@ def find(df, events=(), since=None, **kw):
     return out
 
 
+def tuning(penalty=None, min_effect=None, max_pvalue=None):
+    '''The detector's keyword arguments a user set (None: the default stays).'''
+    given = {'penalty': penalty, 'min_effect': min_effect, 'max_pvalue': max_pvalue}
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def summary(df, cps):
     '''The machine-readable result of a scan: the change points, how many are regressions,
     and how many series were analysed.'''

@@ -35,9 +35,8 @@ def run(args):
     df = options.load(args)
     if args.system:
         df = df.filter(df['system'] == args.system)
-    tuning = {k: v for k, v in (('penalty', args.penalty), ('min_effect', args.min_effect),
-                                ('max_pvalue', args.max_pvalue)) if v is not None}
-    cps = changes.find(df, events.load(), since=options.since(args.since), **tuning)
+    cps = changes.find(df, events.load(), since=options.since(args.since),
+                       **changes.tuning(args.penalty, args.min_effect, args.max_pvalue))
     if args.format == 'json':
         print(json.dumps(changes.summary(df, cps), indent=1, default=str))
     else:

@@ -54,5 +54,5 @@ def since(value, option='--since'):
 
 
 def reframe_args(values):
-    '''The options after ``--`` (argparse's REMAINDER keeps the ``--``).'''
-    return [a for a in values if a != '--']
+    '''The options after ``--`` (argparse's REMAINDER keeps the ``--`` itself).'''
+    return values[1:] if values[:1] == ['--'] else list(values)

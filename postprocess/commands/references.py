@@ -28,9 +28,9 @@ def run(args):
     entries, notes = proposals.propose(df, args.system, since=options.since(args.since))
     new, old, kept = proposals.merge(entries, out, args.reference_dir)
     if notes:
-        print(text.lines(f'no proposal: {n}' for n in notes))
+        print(text.lines(notes, prefix='no proposal: '))
     if kept:
-        print(text.lines(f'paper figure kept: {k}' for k in kept))
+        print(text.lines(kept, prefix='paper figure kept: '))
     change = proposals.diff(old, new, out)
     print(change or f'{out}: no change')
     if change and not args.dry_run:

@@ -101,6 +101,6 @@ def event_list(events):
                      + (f"  ({ev['note']})" if ev.get('note') else '') for ev in events)
 
 
-def lines(items):
-    '''Lines of text, one per item (drain lines, notes).'''
-    return '\n'.join(str(i) for i in items)
+def lines(items, prefix=''):
+    '''Lines of text, one per item (errors, drain lines, notes), each after ``prefix``.'''
+    return '\n'.join(f'{prefix}{i}' for i in items)
