@@ -76,36 +76,43 @@ require_root() {
     [[ $(id -u) -eq 0 ]] || die "$1 must run as root (it installs packages and starts system daemons)"
 }
 
-# --- Elasticsearch's home ---------------------------------------------------------
-# Elasticsearch refuses to run as root: it runs as MDXBENCH_ES_USER, which must reach
-# its files. They live in $MDXBENCH_STATE_DIR/es, unless that user cannot reach the
-# state directory (a checkout under a private directory, e.g. mktemp -d): then in
-# /var/lib/mdxbench/es-<hash of the state dir>, and $MDXBENCH_STATE_DIR/es links to it.
+# --- Directories other users must reach -------------------------------------------
+# Daemons we start share some state with processes of other users: Elasticsearch runs as
+# MDXBENCH_ES_USER; slurmd executes every job's script from its spool as the job's user.
+# Such state lives in $MDXBENCH_STATE_DIR/NAME unless that user cannot traverse the state
+# directory (a checkout under a private directory: /root, mktemp -d): then in
+# /var/lib/mdxbench/NAME-<hash of the state dir>, linked from $MDXBENCH_STATE_DIR/NAME.
+# reachable_dir NAME USER prints the real path (what configuration files must name: a
+# path through the link would still cross the private directory).
 ES_USER=${MDXBENCH_ES_USER:-mdxbench-es}
+
+reachable_dir() {
+    local name=$1 user=$2 link="$MDXBENCH_STATE_DIR/$1" ext
+    if [[ -L $link ]]; then
+        readlink -f "$link"
+        return
+    fi
+    mkdir -p "$MDXBENCH_STATE_DIR"
+    if [[ $(id -u) -ne 0 || -d $link ]] || runuser -u "$user" -- test -x "$MDXBENCH_STATE_DIR" 2>/dev/null; then
+        mkdir -p "$link"
+        echo "$link"
+        return
+    fi
+    ext=/var/lib/mdxbench/$name-$(printf %s "$MDXBENCH_STATE_DIR" | sha256sum | cut -c1-12)
+    mkdir -p "$ext"
+    chmod 755 /var/lib/mdxbench "$ext"
+    ln -s "$ext" "$link"
+    log "user $user cannot reach $MDXBENCH_STATE_DIR: $name lives in $ext (linked from $link)"
+    echo "$ext"
+}
 
 ensure_es_user() {
     id -u "$ES_USER" >/dev/null 2>&1 \
         || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
 }
 
-es_base() {
-    local link="$MDXBENCH_STATE_DIR/es" ext
-    if [[ -L $link ]]; then
-        readlink -f "$link"
-        return
-    fi
-    mkdir -p "$MDXBENCH_STATE_DIR"
-    if [[ -d $link ]] || runuser -u "$ES_USER" -- test -x "$MDXBENCH_STATE_DIR" 2>/dev/null; then
-        mkdir -p "$link"
-        echo "$link"
-        return
-    fi
-    ext=/var/lib/mdxbench/es-$(printf %s "$MDXBENCH_STATE_DIR" | sha256sum | cut -c1-12)
-    mkdir -p "$ext"
-    ln -s "$ext" "$link"
-    log "user $ES_USER cannot reach $MDXBENCH_STATE_DIR: Elasticsearch lives in $ext (linked from $link)"
-    echo "$ext"
-}
+# Elasticsearch's home: it refuses to run as root, and runs as ES_USER.
+es_base() { reachable_dir es "$ES_USER"; }
 
 # wait_alive DESCRIPTION TIMEOUT LOGFILES PIDFILE CMD...: like wait_for, but fails at once,
 # with the log tail, when the process of PIDFILE dies.

@@ -10,7 +10,9 @@
 # MDXBENCH_SLURMD_PORT (6818), MDXBENCH_SLURM_TIMEOUT (60 s per wait).
 source "$(dirname "$0")/lib.sh"
 
-SDIR="$MDXBENCH_STATE_DIR/slurm"
+# slurmd runs every job's script from its spool as the job's user: the spool (and the
+# slurm.conf those users read) must be reachable by every user (reachable_dir, ci/lib.sh)
+SDIR=$(reachable_dir slurm nobody)
 LOGS="$MDXBENCH_STATE_DIR/logs"
 CONF="$SDIR/etc/slurm.conf"
 PARTITION=${MDXBENCH_SLURM_PARTITION:-debug}

@@ -155,11 +155,14 @@ def detect_local_processor():
     return cpuinfo()
 
 
-def detect_local_facts():
+def detect_local_facts(cpuinfo=None, meminfo=None, max_khz=None):
     """What ReFrame's processor has no field for, detected on this machine, for
     ``extras.facts: detect``: clock, double-precision FLOPs per cycle and core (from the
-    vector extensions), memory, and whether perf has a hardware PMU to count with."""
-    cpuinfo = _read('/proc/cpuinfo', '')
+    vector extensions), memory, and whether perf has a hardware PMU to count with.
+    ``cpuinfo``, ``meminfo`` (texts of /proc) and ``max_khz`` (cpufreq's
+    cpuinfo_max_freq) are read from this machine unless given."""
+    if cpuinfo is None:
+        cpuinfo = _read('/proc/cpuinfo', '')
     flags, mhz = set(), []
     for line in cpuinfo.splitlines():
         key, _, val = line.partition(':')
@@ -179,11 +182,14 @@ def detect_local_facts():
         fpc = 4
 
     mem_kib = 0
-    for line in _read('/proc/meminfo', '').splitlines():
+    if meminfo is None:
+        meminfo = _read('/proc/meminfo', '')
+    for line in meminfo.splitlines():
         if line.startswith('MemTotal:'):
             mem_kib = int(line.split()[1])
 
-    max_khz = _read('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq')
+    if max_khz is None:
+        max_khz = _read('/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq')
     clock_ghz = int(max_khz) / 1e6 if max_khz else (max(mhz) / 1000 if mhz else None)
     return {
         'memory_gib': round(mem_kib / 1024**2, 1),

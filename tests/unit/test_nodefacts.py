@@ -54,7 +54,7 @@ def test_cut_or_foreign_output_is_refused(fixture_text):
         nodefacts.parse(text[:text.index('mdxbench-facts: end')])
     with pytest.raises(ParseError, match="no fact 'kernel'"):
         nodefacts.parse(text.replace('mdxbench-fact: kernel=6.18.44-fc-v669\n', ''))
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError, match='no "mdxbench-facts: end" line'):
         nodefacts.parse(fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out'))
 
 

@@ -88,12 +88,13 @@ def test_ior_one_node_read_is_the_page_cache(upstream_output, name):
     assert ior.read_not_from_storage(dict(r, nodes=2, reorder=False)) is not None
 
 
-@pytest.mark.parametrize('name,marker', [('ior-4.0.0-posix-fpp.out', 'Finished'),
-                                          ('ior-4.0.0-posix-fpp.out', 'Summary of all tests'),
-                                          ('ior-4.0.0-posix-shared-json.out', '"summary"')])
-def test_ior_truncated(upstream_output, name, marker):
+@pytest.mark.parametrize('name,marker,message', [
+    ('ior-4.0.0-posix-fpp.out', 'Finished', 'without the "Finished" line: truncated'),
+    ('ior-4.0.0-posix-fpp.out', 'Summary of all tests', 'no "Summary of all tests:"'),
+    ('ior-4.0.0-posix-shared-json.out', '"summary"', 'JSON output does not parse .*truncated')])
+def test_ior_truncated(upstream_output, name, marker, message):
     text = upstream_output(name)
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError, match=message):
         ior.parse(text[:text.index(marker)])
 
 

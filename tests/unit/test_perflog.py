@@ -34,10 +34,14 @@ def test_reframe_format_matches_the_fields():
     assert perflog.reframe_format_perfvars().endswith('|')
 
 
-@pytest.mark.parametrize('cut', [-1, -3, -5, -30])
-def test_truncated_line_is_an_error(fixture_text, cut):
+@pytest.mark.parametrize('cut, message', [
+    (-1, "field 'perf_result' of 'triad_1t': .* got 'pas': truncated line"),
+    (-3, "field 'perf_result' of 'triad_1t': .* got 'p': truncated line"),
+    (-5, 'groups of 7 per performance variable, got 52 columns: truncated line'),
+    (-30, 'groups of 7 per performance variable, got 47 columns: truncated line')])
+def test_truncated_line_is_an_error(fixture_text, cut, message):
     line = _line(fixture_text).rstrip('\n')
-    with pytest.raises(perflog.PerflogError):
+    with pytest.raises(perflog.PerflogError, match=message):
         perflog.parse_line(line[:cut])
 
 

@@ -60,7 +60,7 @@ def test_local_processor_is_reframes_detection_and_facts_only_what_it_lacks():
     assert part['processor']['num_cpus'] == os.cpu_count()
     assert {c['type'] for c in part['processor']['topology']['caches']} >= {'L1', 'L2'}
     facts = part['extras']['facts']
-    assert facts['flops_per_cycle'] in (4, 8, 16, 32) and facts['memory_gib'] > 0
+    assert facts == sitecfg.detect_local_facts()
     # the processor's facts live in ReFrame's processor only, never twice
     assert not set(facts) & {'cores', 'sockets', 'threads_per_core', 'llc_bytes',
                              'l1d_bytes', 'l2_bytes'}
@@ -159,3 +159,23 @@ def test_spack_environment_exports_its_view_for_the_checks():
     view = dict(env['env_vars'])['MDXBENCH_SPACK_VIEW']
     assert view.endswith('spack/mdx2/.spack-env/view')
     assert dict(env['env_vars'])['PATH'] == f'{view}/bin:$PATH'
+
+
+def test_facts_from_a_captured_machine(fixture_text):
+    '''/proc/cpuinfo and /proc/meminfo of this project's CI machine kind (AMD EPYC with
+    AVX-512, 24,684,092 kB, no cpufreq): AVX-512 F is 32 double-precision FLOPs per cycle
+    and core (two 8-wide FMA units), the clock is cpuinfo's "cpu MHz".'''
+    facts = sitecfg.detect_local_facts(fixture_text('proc/cpuinfo-debian12-vm.txt'),
+                                       fixture_text('proc/meminfo-debian12-vm.txt'), '')
+    assert facts['flops_per_cycle'] == 32
+    assert facts['memory_gib'] == 23.5 and facts['clock_ghz'] == 2.596
+
+
+def test_flops_per_cycle_follow_the_vector_extensions(fixture_text):
+    '''The same machine with its AVX-512 flags taken out is an AVX2/FMA machine (16), and
+    without AVX2 and FMA an AVX one (8).'''
+    text = fixture_text('proc/cpuinfo-debian12-vm.txt')
+    no512 = ' '.join(w for w in text.split(' ') if not w.startswith('avx512'))
+    assert sitecfg.detect_local_facts(no512, '', '')['flops_per_cycle'] == 16
+    noavx2 = no512.replace(' avx2 ', ' ').replace(' fma ', ' ')
+    assert sitecfg.detect_local_facts(noavx2, '', '')['flops_per_cycle'] == 8

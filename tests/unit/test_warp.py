@@ -72,15 +72,19 @@ def test_failed_requests_in_the_json_report_fail(upstream_output):
         warp.select(warp.parse(bad), 'get')
 
 
-@pytest.mark.parametrize('name, cut', [
-    ('warp-1.0.8-get.out', ' * 50% Median'),        # throughput split cut off
-    ('warp-1.0.8-get.out', '* Average: 764'),        # block cut before its average
-    ('warp-1.0.8-put.out', 'Operation: PUT'),        # before the report
-    ('warp-1.0.8-get-json.out', '"single_sized_requests"'),   # JSON cut off
+@pytest.mark.parametrize('name, cut, message', [
+    # throughput split cut off
+    ('warp-1.0.8-get.out', ' * 50% Median', 'GET: no median, slowest second'),
+    # block cut before its average
+    ('warp-1.0.8-get.out', '* Average: 764', r'GET: no " \* Average: X MiB/s'),
+    # before the report
+    ('warp-1.0.8-put.out', 'Operation: PUT', 'no warp 1.0.x report .*: warp did not finish'),
+    # JSON cut off
+    ('warp-1.0.8-get-json.out', '"single_sized_requests"', 'JSON report is incomplete'),
 ])
-def test_cut_off_reports_are_refused(upstream_output, name, cut):
+def test_cut_off_reports_are_refused(upstream_output, name, cut, message):
     text = upstream_output(name)
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError, match=message):
         warp.select(warp.parse(text[:text.index(cut)]), 'get' if 'get' in name else 'put')
 
 
@@ -89,10 +93,11 @@ def test_empty_output():
         warp.parse('  \n')
 
 
-@pytest.mark.parametrize('other', ['iperf3/iperf3-3.12-loopback-Z-P4.json',
-                                   'hpcc/hpcc-1.5.0-debian-np2-n6000.out'])
-def test_other_tools_output_is_refused(fixture_text, other):
-    with pytest.raises(ParseError):
+@pytest.mark.parametrize('other, message', [
+    ('iperf3/iperf3-3.12-loopback-Z-P4.json', 'JSON report has no "operations" list'),
+    ('hpcc/hpcc-1.5.0-debian-np2-n6000.out', 'no warp 1.0.x report')])
+def test_other_tools_output_is_refused(fixture_text, other, message):
+    with pytest.raises(ParseError, match=message):
         warp.select(warp.parse(fixture_text(other)), 'get')
 
 
