@@ -9,9 +9,9 @@ import pytest
 from conftest import ROOT, VENV_BIN, count, mdxbench, run
 from mdxbench import perflog
 
-# The only reasons a case may skip on `local`: what the configuration cannot know
-SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware PMU',
-                'FFTW MPI (fftw3-mpi.h) is not installed')
+# The only reasons a case may skip on `local`: what the configuration cannot know (FFTW MPI
+# is not among them: ci/install.sh installs libfftw3-mpi-dev)
+SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware PMU')
 
 
 def installed(cls):
@@ -37,7 +37,17 @@ def suite_run(services, tmp_path_factory):
                '-S', 'LikwidCacheSweep.repeats=3', '-S', 'FftwMpi2d.points=2048',
                '-S', 'scale_factor=0.05'],
               env=env, timeout=2400)
-    return {'res': res, 'tmp': tmp, 'report': json.loads(report.read_text())}
+    report = json.loads(report.read_text())
+    cases = [tc for r in report['runs'] for tc in r['testcases']]
+    return {'res': res, 'tmp': tmp, 'report': report, 'cases': cases,
+            'passed': {tc['name'].split()[0] for tc in cases if tc['result'] == 'pass'}}
+
+
+def slurm_nodes(partition='debug'):
+    '''How many nodes Slurm has in the partition (sinfo), whatever the site config says.'''
+    res = run(['sinfo', '-h', '-N', '-p', partition, '-o', '%N'])
+    assert res.returncode == 0, res.stderr
+    return len(set(res.stdout.split()))
 
 
 def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
@@ -49,7 +59,8 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
     res = suite_run['res']
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-2000:]
     classes = catalog.check_classes()
-    cases = [tc for r in suite_run['report']['runs'] for tc in r['testcases']]
+    cases = suite_run['cases']
+    nodes = slurm_nodes()
     # ReFrame's report keeps no skip reason; its output does: [ SKIP ] (i/N) NAME /hash @... [why]
     reasons = dict(re.findall(r'^\[\s*SKIP\s*\] \(\s*\d+/\d+\) (.+?) /[0-9a-f]+ @\S+ \[(.*)\]$',
                               res.stdout, re.M))
@@ -59,8 +70,13 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
         if tc['result'] == 'skip':
             reason = reasons.get(tc['display_name'], '')
             assert any(s in reason for s in SKIP_REASONS), (tc['name'], reason)
-            if 'is not installed' in reason and 'FFTW' not in reason:
+            if 'is not installed' in reason:
                 assert not installed(classes[name]), (tc['name'], 'installed, yet skipped')
+            if 'has 1 node(s)' in reason:
+                # true only if Slurm has that many nodes and the case needs more
+                have, need = map(int, re.search(r'has (\d+) node\(s\);.* needs (\d+)',
+                                                reason).groups())
+                assert have == nodes and need > have, (tc['name'], reason, nodes)
             if 'no hardware PMU' in reason:
                 assert detect_local_facts()['pmu'] is False, tc['name']
             skipped.setdefault(name, []).append(tc)
@@ -74,12 +90,12 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
             assert all(re.search('has 1 node|no hardware PMU', reasons.get(tc['display_name'], ''))
                        for tc in tcs), name
     # ci/install.sh installs these tools (netperf and MKL from Debian non-free)
-    assert {'NetperfTcpRR', 'HpccHpl', 'SockperfPingPong', 'FioTarget'} <= set(passed)
+    # and the FFT kernel builds against libfftw3-mpi-dev and runs on one node
+    assert {'NetperfTcpRR', 'HpccHpl', 'SockperfPingPong', 'FioTarget', 'FftwMpi2d'} <= set(passed)
     # HPL on both BLAS libraries of local; only BLAS users run in the mkl environment
     assert sorted(tc['environ'] for tc in passed['HpccHpl']) == ['mkl', 'native']
     assert {n for n, tcs in passed.items() if any(tc['environ'] == 'mkl' for tc in tcs)} \
         == {n for n, c in classes.items() if c.uses_blas and n in passed}
-    suite_run['passed'] = passed
 
 
 def test_perflogs_hold_every_perf_value_with_provenance(suite_run):
@@ -105,7 +121,8 @@ def test_perflogs_hold_every_perf_value_with_provenance(suite_run):
         assert len(r['meta']['suite_commit']) >= 40
         assert r['perf_better'] == catalog.describe(classes[r['check'].split()[0]])['better'][r['perf_var']]
 
-    assert set(by_check) == set(suite_run.get('passed') or by_check)
+    # every passed check wrote its records, and only passed checks did
+    assert suite_run['passed'] and set(by_check) == suite_run['passed']
     for name, vars_ in by_check.items():
         assert vars_ == set(catalog.describe(classes[name])['perf_vars']), name
     blas = {r['environ']: r['meta']['blas'] for r in records if r['check'] == 'HpccHpl'}

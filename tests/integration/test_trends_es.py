@@ -127,5 +127,14 @@ def test_references_proposed_from_the_real_history_are_enforced_by_reframe(servi
     got = {r['perf_var']: r for r in recs}
     assert got['p50_rtt']['perf_ref'] == p50['value']
     assert got['p50_rtt']['perf_upper_thres'] == p50['upper']
-    assert got['p50_rtt']['perf_result'] in ('pass', 'fail')
+    # what ReFrame must have judged, from the value and the proposed bounds (relative to
+    # the reference; None: unbounded on that side)
+    for var, r in got.items():
+        ref, lo, hi, v = (r['perf_ref'], r['perf_lower_thres'], r['perf_upper_thres'],
+                          r['perf_value'])
+        assert ref, (var, 'no reference carried')
+        ok = (lo is None or v >= ref * (1 + lo)) and (hi is None or v <= ref * (1 + hi))
+        assert r['perf_result'] == ('pass' if ok else 'fail'), (var, v, ref, lo, hi)
+    all_pass = all(r['perf_result'] == 'pass' for r in got.values())
+    assert (ran.returncode == 0) == all_pass, (ran.returncode, ran.stdout[-3000:])
     assert got['p50_rtt']['meta']['reference_source']['p50_rtt'] == p50['source']
