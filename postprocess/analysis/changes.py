@@ -179,8 +179,8 @@ def explain(d, cp, events=(), context=3):
     v = verdict(cp['better'], cp['effect'])
     cp.update(run=cp['index'] + 1, jobid=first['jobid'], time=t_first.isoformat(),
               previous_time=t_prev.isoformat(), changed=changed, unchanged=unchanged,
-              events=[{'time': e['time'], 'name': e['name'], 'note': e.get('note')}
-                      for e in evs],
+              events=[{'time': e['time'], 'name': e['name'], 'note': e.get('note'),
+                       'partition': e.get('partition')} for e in evs],
               verdict=v)
     cp['explanation'] = sentence(cp)
     return cp

@@ -1,0 +1,130 @@
+'''Regression incidents, one per cause, on generated histories (test input for the
+grouping, not benchmark output): a kernel update shifting 30 series of mdx2 and an
+unrelated step on laurel are two incidents; a dip that returns is no open regression.'''
+import datetime as dt
+
+import numpy as np
+import pytest
+
+from mdxbench.post.analysis import changes, incidents
+from mdxbench.post.store import records
+
+from test_changes import T0, gauss, rows
+
+CHECKS = [('BabelStreamOmp', 'triad', 'GB/s', 'higher'), ('HpccHpl', 'gflops', 'GFLOPS', 'higher'),
+          ('NetperfTcpRR', 'p50_rtt', 'us', 'lower'), ('FioTarget', 'bandwidth', 'GB/s', 'higher'),
+          ('OsuLatency', 'latency_8B', 'us', 'lower')]
+
+
+def kernel(at, old='6.1.0-25', new='6.1.0-26'):
+    return lambda i: {'suite_commit': 'a1b2c3d4e5f6', 'node_kernel': old if i < at else new}
+
+
+def kernel_update_on_mdx2(n=60, at=30):
+    '''30 series (5 checks x 3 parameter values x 2 partitions), each 12-25% worse from
+    run ``at`` on, when the nodes' kernel changed.'''
+    out, seed = [], 0
+    for part in ('vc16m32g', 'vc224m498g'):
+        for check, var, unit, better in CHECKS:
+            for param in (1, 2, 3):
+                seed += 1
+                x = gauss(100 * param, n, seed=seed)
+                worse = 0.75 + 0.13 * np.random.default_rng(seed).random()
+                x[at:] *= worse if better == 'higher' else 1 / worse
+                out += rows(x, check=f'{check} %p={param}', var=var, unit=unit, better=better,
+                            part=part, meta=kernel(at))
+    return out
+
+
+def scan(rs, events=()):
+    return changes.find(records.frame(rs), events)
+
+
+def test_a_kernel_update_and_an_unrelated_step_are_two_incidents():
+    laurel = gauss(50, 60, seed=99)
+    laurel[41:] *= 0.8
+    found = incidents.group(scan(kernel_update_on_mdx2() + rows(
+        laurel, check='HpccStream', var='triad', system='laurel', part='compute')))
+    assert len(found) == 2, [(i['system'], i['cause'], len(i['series'])) for i in found]
+    mdx2, = [i for i in found if i['system'] == 'mdx2']
+    assert mdx2['kind'] == 'provenance' and mdx2['cause'] == 'kernel 6.1.0-25 \u2192 6.1.0-26'
+    assert mdx2['partition'] is None and len(mdx2['series']) == 30
+    assert {s['partition'] for s in mdx2['series']} == {'vc16m32g', 'vc224m498g'}
+    effects = [abs(s['effect']) for s in mdx2['series']]
+    assert effects == sorted(effects, reverse=True)        # worst effect first
+    laurel_inc, = [i for i in found if i['system'] == 'laurel']
+    assert laurel_inc['kind'] == 'unexplained' and len(laurel_inc['series']) == 1
+    assert laurel_inc['series'][0]['run'] == 42
+
+
+def test_one_recorded_event_is_one_incident_scoped_to_its_partition():
+    x, y = gauss(100, 60, seed=1), gauss(40, 60, seed=2)
+    x[30:] *= 0.8
+    y[30:] *= 0.8
+    rs = rows(x) + rows(y, check='HpccStream', var='triad')
+    ev = {'system': 'mdx2', 'name': 'flavor change', 'partition': 'vc16m32g',
+          'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()}
+    found = incidents.group(scan(rs, [ev]))
+    assert len(found) == 1 and found[0]['kind'] == 'event'
+    assert found[0]['partition'] == 'vc16m32g' and len(found[0]['series']) == 2
+    assert found[0]['cause'].startswith('event "flavor change"')
+
+
+@pytest.mark.parametrize('dip', [3, 12])
+def test_a_dip_that_returns_is_no_open_regression(dip):
+    '''A 3-run dip is too short to be a change point; a 12-run dip is one, and the series
+    coming back resolves its incident.'''
+    x = gauss(100, 70, seed=4)
+    x[30:30 + dip] *= 0.7
+    found = incidents.group(scan(rows(x)))
+    state = incidents.update({}, found, '2026-11-23T00:00:00+00:00')
+    assert incidents.open_regressions(state) == [] and incidents.to_notify(state) == []
+    if dip == 3:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0]['went_away']
+        assert [h['state'] for h in state[found[0]['id']]['history']] == ['resolved']
+
+
+def test_states_across_cycles_notify_only_new_and_reopened():
+    x = gauss(100, 90, seed=5)
+    x[30:45] *= 0.7                       # regression, returns at run 45, regresses at 65
+    x[65:] *= 0.7
+    t1, t2, t3 = '2026-11-01T00:00:00+00:00', '2026-11-02T00:00:00+00:00', '2026-11-03T00:00:00+00:00'
+    first = incidents.update({}, incidents.group(scan(rows(x[:40]))), t1)
+    inc, = first.values()
+    assert inc['state'] == 'new' and incidents.to_notify(first) == [inc]
+    inc['notified'] = True
+    # the same history again: nothing new to tell
+    again = incidents.update(first, incidents.group(scan(rows(x[:40]))), t2)
+    assert again[inc['id']]['state'] == 'open' and incidents.to_notify(again) == []
+    back = incidents.update(again, incidents.group(scan(rows(x[:60]))), t2)
+    assert back[inc['id']]['state'] == 'resolved' and incidents.to_notify(back) == []
+    worse = incidents.update(back, incidents.group(scan(rows(x))), t3)
+    assert worse[inc['id']]['state'] == 'reopened'
+    told = incidents.to_notify(worse)
+    assert inc['id'] in {i['id'] for i in told} and len(told) == 2   # and the new step's
+    assert [h['state'] for h in worse[inc['id']]['history']] == ['new', 'open', 'resolved',
+                                                                  'reopened']
+
+
+def test_an_acknowledged_incident_stays_so_and_is_not_notified():
+    x = gauss(100, 60, seed=6)
+    x[30:] *= 0.7
+    found = incidents.group(scan(rows(x)))
+    state = incidents.update({}, found, '2026-11-01T00:00:00+00:00')
+    ident = found[0]['id']
+    incidents.acknowledge(state, ident[:6], 'known: BIOS setting, ticket 42',
+                          '2026-11-01T01:00:00+00:00', who='operator')
+    later = incidents.update(state, found, '2026-11-02T00:00:00+00:00')
+    assert later[ident]['state'] == 'acknowledged' and incidents.to_notify(later) == []
+    assert later[ident]['ack']['note'] == 'known: BIOS setting, ticket 42'
+    with pytest.raises(ValueError, match='no such incident'):
+        incidents.acknowledge(later, 'zzz', 'x', '2026-11-02T00:00:00+00:00')
+
+
+def test_the_incident_id_is_stable_across_cycles():
+    rs = kernel_update_on_mdx2()
+    a = incidents.group(scan(rs))
+    b = incidents.group(scan(rs + rows(gauss(7, 60, seed=77), check='Other', var='v')))
+    assert [i['id'] for i in a] == [i['id'] for i in b]
