@@ -35,14 +35,14 @@ def build_parser():
     for mod in COMMANDS:
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
-        p.set_defaults(run=mod.run)
+        p.set_defaults(_command=mod.run)
     return ap
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return args._command(args)
     except esclient.ConfigError as err:
         print(f'mdxbench: configuration: {err}', file=sys.stderr)
         return EXIT_USAGE

@@ -10,17 +10,20 @@ one) and share their explanation:
   (the event's partition, if it has one, scopes the incident);
 * else the same provenance change (kernel a -> b, binary hash, toolchain, benchmark
   version, suite commit), with first runs after it within ``window`` of each other;
-* else nothing recorded explains it: each such change point is an incident of its own.
+* else nothing recorded explains it: the perf variables of one check that changed from the
+  same job on are one incident (HPL's ``gflops`` and ``percent_peak``), other change points
+  one each.
 
 Each series of an incident says whether it **went away**: the series' latest level (the
 median after its last change point) is back within ``min_effect`` of its level before the
 regression. An incident all of whose series went away is *resolved*: a transient dip of a
 few runs does not stay an open regression.
 
-States across cycles (:func:`update`): ``new`` (first seen this cycle) -> ``open`` ->
-``resolved`` (went away), and back to ``reopened`` when a resolved incident's series
-regress again; ``acknowledged`` by a person stays so. Only new and reopened incidents are
-to be notified. Functions here return data and print nothing.
+States across cycles (:func:`update`): ``new`` (found, nobody told yet) -> ``open`` (a
+notification succeeded: :func:`notified`) -> ``resolved`` (went away), and ``reopened``
+when a resolved incident's series regress again (-> ``open`` once told); ``acknowledged``
+by a person stays so. Only new and reopened incidents are to be notified, until a
+notification succeeds. Functions here return data and print nothing.
 '''
 import datetime as dt
 import hashlib
@@ -52,8 +55,9 @@ def cause(cp):
     if cp['changed']:
         b, a = cp['changed']['new nodes']
         return cp['partition'], 'nodes', f"new nodes {', '.join(a)}"
+    # the perf variables of one measurement (one job) that changed together: one cause
     return cp['partition'], 'unexplained', (
-        f"nothing recorded: {cp['check']} {cp['perf_var']} in {cp['environ']}")
+        f"nothing recorded: {cp['check']} in {cp['environ']} from job {cp['jobid']} on")
 
 
 def latest_levels(cps):
@@ -84,8 +88,6 @@ def group(cps, window=WINDOW, min_effect=changes.MIN_EFFECT):
     buckets = {}
     for cp in sorted((c for c in cps if c['verdict'] == 'regression'), key=lambda c: c['time']):
         scope, kind, text = cause(cp)
-        if kind == 'unexplained':
-            text = f"{text} since {cp['time'][:16]}"
         t = dt.datetime.fromisoformat(cp['time'])
         groups = buckets.setdefault((cp['system'], scope, kind, text), [])
         if not groups or (kind == 'provenance' and t - groups[-1]['_t0'] > window):
@@ -116,53 +118,65 @@ def series_entry(cp, gone):
 def update(known, found, now):
     '''The incidents after a cycle: ``known`` ({id: incident} from the state) updated with
     ``found`` (:func:`group` of this cycle's scan) at ``now`` (ISO time). Each incident
-    keeps ``first_seen``, ``state``, ``history`` (state changes with their times),
-    ``notified`` and a person's ``ack``. Incidents no longer found keep their state.'''
+    keeps ``first_seen``, ``state``, ``history`` (state changes with their times) and a
+    person's ``ack``. Incidents no longer found keep their state. A cycle that finds what
+    the previous one found changes no state.'''
     out = {k: dict(v) for k, v in known.items()}
     for inc in found:
         old = out.get(inc['id'])
         if old is None:
-            state, new = 'new', dict(inc, first_seen=now, history=[], notified=False, ack=None)
+            new = dict(inc, first_seen=now, history=[], ack=None, state=None)
+            state = 'resolved' if inc['went_away'] else 'new'
         else:
             new = dict(old, **{k: inc[k] for k in ('series', 'went_away', 'cause')})
             state = next_state(old['state'], inc['went_away'])
-            if state == 'reopened':
-                new['notified'] = False
-        if inc['went_away'] and state in ('new', 'open', 'reopened'):
-            state = 'resolved'
-        if state != new.get('state'):
-            new['history'] = list(new['history']) + [{'time': now, 'state': state}]
-        new['state'] = state
+        set_state(new, state, now)
         out[inc['id']] = new
     return out
 
 
 def next_state(previous, gone):
-    '''The state an incident found again moves to from ``previous``.'''
+    '''The state an incident found again moves to from ``previous``: a resolved one whose
+    series regress again is reopened; one not yet told anyone (new, reopened) stays so.'''
     if previous == 'acknowledged':
         return 'acknowledged'
-    if previous == 'resolved':
-        return 'resolved' if gone else 'reopened'
-    return 'resolved' if gone else 'open'
+    if gone:
+        return 'resolved'
+    return 'reopened' if previous == 'resolved' else previous
+
+
+def set_state(inc, state, now):
+    if state != inc.get('state'):
+        inc['history'] = list(inc['history']) + [{'time': now, 'state': state}]
+    inc['state'] = state
+    return inc
+
+
+def notified(inc, now):
+    '''Someone was told (the notify command succeeded): the incident is open.'''
+    return set_state(inc, 'open', now)
 
 
 def to_notify(incidents):
-    '''Incidents to be told to someone: new or reopened, not yet notified.'''
-    return [i for i in incidents.values() if i['state'] in NOTIFY and not i['notified']]
+    '''Incidents to be told to someone: new or reopened (until a notification succeeds).'''
+    return [i for i in incidents.values() if i['state'] in NOTIFY]
+
+
+def find(incidents, ident):
+    '''The incident of an id, or of a unique prefix of one.'''
+    matches = [k for k in incidents if k.startswith(ident)]
+    if len(matches) != 1:
+        raise ValueError(f'incident {ident!r}: ' + ('no such incident' if not matches else
+                                                     f'ambiguous ({", ".join(matches)})'))
+    return incidents[matches[0]]
 
 
 def acknowledge(incidents, ident, note, now, who=None):
     '''A person has seen the incident (an id or a unique prefix of one): it no longer
     counts as a new regression. Returns the incident.'''
-    matches = [k for k in incidents if k.startswith(ident)]
-    if len(matches) != 1:
-        raise ValueError(f'incident {ident!r}: ' + ('no such incident' if not matches else
-                                                     f'ambiguous ({", ".join(matches)})'))
-    inc = incidents[matches[0]]
+    inc = find(incidents, ident)
     inc['ack'] = {'time': now, 'note': note, 'by': who}
-    inc['history'] = list(inc['history']) + [{'time': now, 'state': 'acknowledged'}]
-    inc['state'] = 'acknowledged'
-    return inc
+    return set_state(inc, 'acknowledged', now)
 
 
 def open_regressions(incidents):

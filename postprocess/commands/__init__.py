@@ -3,9 +3,10 @@
 (store, analysis, fleet, site, bench) and returns the exit code. No module here loops over
 records or nodes: that logic lives with its job. Options several commands share are in
 :mod:`.options`.'''
-from mdxbench.post.commands import (accept, acceptance, bench, changes, event, export,
-                                    fidelity, ingest, references, regress, report, summary)
+from mdxbench.post.commands import (accept, acceptance, bench, changes, cycle, event, export,
+                                    fidelity, incident, ingest, references, regress, report,
+                                    summary)
 
 #: in the order ``mdxbench --help`` lists them
-COMMANDS = (ingest, summary, regress, changes, event, acceptance, accept, report, references,
-            export, fidelity, bench)
+COMMANDS = (ingest, summary, regress, changes, event, cycle, incident, acceptance, accept,
+            report, references, export, fidelity, bench)

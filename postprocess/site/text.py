@@ -104,3 +104,27 @@ def event_list(events):
 def lines(items, prefix=''):
     '''Lines of text, one per item (errors, drain lines, notes), each after ``prefix``.'''
     return '\n'.join(f'{prefix}{i}' for i in items)
+
+
+def incident_table(incidents):
+    '''``mdxbench cycle`` and ``incident list``: one row per incident, those still
+    regressing first, the worst series of each and how many more.'''
+    if not incidents:
+        return 'no incident'
+    order = {'new': 0, 'reopened': 0, 'open': 1, 'acknowledged': 2, 'resolved': 3}
+    rows = sorted(incidents.values(), key=lambda i: (order.get(i['state'], 4), i['start']))
+    return render(('id', 'state', 'system', 'since', 'worst series', 'series', 'cause'),
+                  [(i['id'], i['state'], i['system'] + (f":{i['partition']}"
+                                                        if i['partition'] else ''),
+                    i['start'][:16],
+                    f"{i['series'][0]['check']} {i['series'][0]['perf_var']} "
+                    f"{i['series'][0]['effect']:+.1%}", len(i['series']), i['cause'])
+                   for i in rows])
+
+
+def state_counts(incidents):
+    '''"new 1, open 2" of the incidents' states.'''
+    counts = {}
+    for i in incidents.values():
+        counts[i['state']] = counts.get(i['state'], 0) + 1
+    return ', '.join(f'{k} {v}' for k, v in sorted(counts.items())) or 'none'

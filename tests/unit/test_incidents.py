@@ -94,10 +94,13 @@ def test_states_across_cycles_notify_only_new_and_reopened():
     first = incidents.update({}, incidents.group(scan(rows(x[:40]))), t1)
     inc, = first.values()
     assert inc['state'] == 'new' and incidents.to_notify(first) == [inc]
-    inc['notified'] = True
-    # the same history again: nothing new to tell
-    again = incidents.update(first, incidents.group(scan(rows(x[:40]))), t2)
-    assert again[inc['id']]['state'] == 'open' and incidents.to_notify(again) == []
+    # a failed notification: still to notify next cycle
+    retry = incidents.update(first, incidents.group(scan(rows(x[:40]))), t2)
+    assert incidents.to_notify(retry) == [retry[inc['id']]]
+    incidents.notified(retry[inc['id']], t2)
+    # the same history again: no state changes, nothing to tell
+    again = incidents.update(retry, incidents.group(scan(rows(x[:40]))), t2)
+    assert again == retry and incidents.to_notify(again) == []
     back = incidents.update(again, incidents.group(scan(rows(x[:60]))), t2)
     assert back[inc['id']]['state'] == 'resolved' and incidents.to_notify(back) == []
     worse = incidents.update(back, incidents.group(scan(rows(x))), t3)

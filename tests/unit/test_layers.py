@@ -13,8 +13,9 @@ ALLOWED = {
     'analysis': {'store'},
     'fleet': {'store', 'analysis'},
     'site': {'store', 'analysis'},
+    'cycle': {'store', 'analysis', 'site'},
     'bench': {'store', 'analysis', 'fleet', 'site'},
-    'commands': {'store', 'analysis', 'fleet', 'site', 'bench'},
+    'commands': {'store', 'analysis', 'fleet', 'site', 'bench', 'cycle'},
     'cli': {'commands', 'store'},
 }
 

@@ -1,0 +1,58 @@
+'''``mdxbench cycle``: one cycle of the operator's loop for one system.'''
+import argparse
+import pathlib
+
+from mdxbench.post.commands import options
+from mdxbench.post.cycle import loop
+from mdxbench.post.site import text
+
+NAME = 'cycle'
+HELP = ('one cycle of the loop: run the suite (--run), ingest, change points, incidents, '
+        'feed, notify (exit 0 nothing new, 1 a new regression incident, 2 configuration, '
+        '75 Elasticsearch did not take every record)')
+
+
+def add_arguments(p):
+    p.add_argument('--system', required=True, help='the system whose history is analysed')
+    p.add_argument('--run', action='store_true', help='run the suite first: reframe -c '
+                   'checks/ -r --system SYSTEM with the options after --')
+    p.add_argument('--perflogs', nargs='+', help='perflog files or directories (default: '
+                   '$MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
+    p.add_argument('--no-ingest', action='store_true', help='do not ingest: analyse the '
+                   'perflogs (a site without Elasticsearch)')
+    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
+                   'http://127.0.0.1:9200)')
+    p.add_argument('--retry-seconds', type=float, default=60.0,
+                   help='how long ingest retries an unreachable Elasticsearch')
+    p.add_argument('--notify-command', metavar='CMD', help='run (by the shell) once per new '
+                   'or reopened incident, its JSON on standard input; a failure is retried '
+                   'next cycle')
+    p.add_argument('--notify-timeout', type=float, default=60.0,
+                   help='seconds the notify command may take')
+    p.add_argument('--window-days', type=float, default=loop.incidents.WINDOW.days,
+                   help='change points after the same provenance change this many days apart '
+                   'at most are one incident')
+    p.add_argument('--state', help='state directory of the cycles (default: '
+                   '<state>/cycle/<system>)')
+    p.add_argument('--site', help='directory of the published site (default: '
+                   '<cycle state>/site)')
+    p.add_argument('--json', help='write the cycle\'s record here')
+    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+                   help='after --: options for ReFrame with --run (e.g. -t acceptance)')
+
+
+def run(args):
+    res = loop.run(loop.Options(
+        system=args.system, run=args.run, reframe_args=options.reframe_args(args.reframe_args),
+        perflogs=args.perflogs, es_url=args.es_url, notify_command=args.notify_command,
+        notify_timeout=args.notify_timeout, site=args.site, state=args.state,
+        window_days=args.window_days, ingest=not args.no_ingest,
+        retry_seconds=args.retry_seconds))
+    print(text.incident_table(res.incidents))
+    print(f'\nmdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
+          f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '
+          f'{len(res.new)}, notified {len(res.notified)}, notify failed {len(res.failed)}; '
+          f'feed {res.feed}; exit {res.exit_code}')
+    if args.json:
+        pathlib.Path(args.json).write_text(loop.summary(res))
+    return res.exit_code

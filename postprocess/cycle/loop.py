@@ -1,0 +1,184 @@
+'''One cycle of the operator's loop for one system.
+
+Steps, each reported: (1) optionally ``reframe -c checks/ -r --system S`` with the given
+options; (2) ``ingest`` of the perflog directory (an unreachable Elasticsearch leaves the
+records pending in the perflogs: the cycle goes on from the perflogs and exits 75, and the
+next cycle sends them); (3) change points of the system's whole history
+(:func:`mdxbench.post.analysis.changes.find`, events included); (4) incidents
+(:mod:`mdxbench.post.analysis.incidents`) updated in the state file; (5) the Atom feed in
+the site directory; (6) ``notify_command`` run once per new or reopened incident, its JSON
+on standard input, within ``notify_timeout``: an incident whose command failed stays to
+notify and is tried again next cycle (nothing lost, nothing sent twice).
+
+One cycle at a time per system (a lock in its state directory). A cycle with nothing new
+changes no incident and notifies nobody.
+'''
+import dataclasses
+import datetime as dt
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+from mdxbench import REPO_ROOT
+from mdxbench.post.analysis import changes, incidents
+from mdxbench.post.site import feed
+from mdxbench.post.store import esclient, events, records
+from mdxbench.post.store.incidents import IncidentFile, cycle_dir
+from mdxbench.post.store.ingest import EXIT_PENDING, Ingestor, state_lock
+from mdxbench.sitecfg import state_dir
+
+EXIT_OK = 0
+#: a new (or reopened) regression incident was found
+EXIT_NEW_REGRESSION = 1
+#: Elasticsearch did not take every record: they are pending in the perflogs
+EXIT_UNAVAILABLE = EXIT_PENDING
+
+
+@dataclasses.dataclass
+class Options:
+    system: str
+    run: bool = False
+    reframe_args: list = dataclasses.field(default_factory=list)
+    perflogs: list = None
+    es_url: str = None
+    notify_command: str = None
+    notify_timeout: float = 60.0
+    site: str = None
+    state: str = None
+    window_days: float = incidents.WINDOW.days
+    ingest: bool = True
+    retry_seconds: float = 60.0
+
+
+@dataclasses.dataclass
+class Result:
+    exit_code: int
+    reframe_exit: int = None
+    ingest: str = ''
+    source: str = ''
+    records: int = 0
+    change_points: int = 0
+    incidents: dict = None
+    new: list = None
+    notified: list = None
+    failed: list = None
+    feed: str = ''
+
+
+def now_iso():
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')
+
+
+def run_reframe(system, args, log):
+    '''The suite on ``system`` with ReFrame's own options; its exit code (reported, not
+    fatal: what ran is ingested all the same).'''
+    cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', str(REPO_ROOT / 'checks'),
+           '-r', '--system', system, *args]
+    log(f'mdxbench cycle: running {" ".join(cmd[1:])}')
+    return subprocess.run(cmd, env=dict(os.environ, RFM_CONFIG_FILES=os.environ.get(
+        'RFM_CONFIG_FILES', str(REPO_ROOT / 'site-configs' / 'settings.py')))).returncode
+
+
+def ingest(opts, log):
+    '''(counts, Elasticsearch reachable and complete) of ingesting the perflogs.'''
+    ing = Ingestor(esclient.make_client(url=opts.es_url), esclient.index_prefix(),
+                   state_dir() / 'ingest' / 'state.json',
+                   state_dir() / 'ingest' / 'dead-letter.jsonl',
+                   retry_seconds=opts.retry_seconds)
+    counts = ing.run(opts.perflogs or [records.default_perflog_dir()])
+    log(f'mdxbench cycle: ingest: {counts.line()}')
+    return counts, not counts.pending
+
+
+def history(opts, es_ok, log):
+    '''The system's records: from Elasticsearch when it took everything, else from the
+    perflogs (said).'''
+    if es_ok:
+        df = records.from_elasticsearch(esclient.make_client(url=opts.es_url),
+                                        esclient.index_prefix(),
+                                        query={'term': {'system': opts.system}})
+        source = 'Elasticsearch'
+    else:
+        errors = []
+        df = records.from_perflogs(opts.perflogs or [records.default_perflog_dir()], errors)
+        df = df.filter(df['system'] == opts.system)
+        source = 'perflogs' + (' (Elasticsearch did not take every record)'
+                               if es_ok is False else '')
+    log(f'mdxbench cycle: {df.height} records of {opts.system} from {source}')
+    return df, source
+
+
+def notify(command, incident, timeout):
+    '''Run the site's notify command with the incident as JSON on standard input; (ok,
+    why). A command that fails, or runs past ``timeout``, is no notification.'''
+    try:
+        res = subprocess.run(command, shell=True, input=incidents.to_json(incident),
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, f'timed out after {timeout:g}s'
+    if res.returncode != 0:
+        return False, f'exit {res.returncode}: {(res.stderr or res.stdout).strip()[-300:]}'
+    return True, ''
+
+
+def tell(state, opts, now, log):
+    '''Notify each new or reopened incident; (told, failed) ids.'''
+    told, failed = [], []
+    for inc in incidents.to_notify(state):
+        ok, why = (True, '') if not opts.notify_command else \
+            notify(opts.notify_command, inc, opts.notify_timeout)
+        if ok:
+            incidents.notified(inc, now)
+            told.append(inc['id'])
+        else:
+            failed.append(inc['id'])
+            log(f"mdxbench cycle: notify-command failed for incident {inc['id']} ({why}): "
+                'it is tried again next cycle')
+    return told, failed
+
+
+def run(opts, log=print):
+    '''One cycle; a :class:`Result`.'''
+    root = pathlib.Path(opts.state) if opts.state else cycle_dir(opts.system)
+    site = pathlib.Path(opts.site) if opts.site else root / 'site'
+    with state_lock(root / 'incidents.json', wait=600):
+        res = Result(EXIT_OK)
+        if opts.run:
+            res.reframe_exit = run_reframe(opts.system, opts.reframe_args, log)
+        if opts.ingest:
+            counts, es_ok = ingest(opts, log)
+            res.ingest = counts.line()
+        else:
+            es_ok, res.ingest = None, 'not asked (--no-ingest)'
+        df, res.source = history(opts, es_ok, log)
+        res.records = df.height
+        cps = changes.find(df, events.load())
+        res.change_points = len(cps)
+        store = IncidentFile(root / 'incidents.json')
+        now = now_iso()
+        before = {k: v['state'] for k, v in store.incidents.items()}
+        state = incidents.update(store.incidents, incidents.group(
+            cps, window=dt.timedelta(days=opts.window_days)), now)
+        res.new = [i['id'] for i in incidents.to_notify(state)
+                   if before.get(i['id']) != i['state']]
+        res.notified, res.failed = tell(state, opts, now, log)
+        site.mkdir(parents=True, exist_ok=True)
+        res.feed = str(feed.write(state, site / 'feed.xml', opts.system))
+        res.incidents = state
+        res.exit_code = EXIT_UNAVAILABLE if es_ok is False else \
+            EXIT_NEW_REGRESSION if res.new else EXIT_OK
+        store.incidents = state
+        store.last_cycle = {'time': now, 'records': res.records, 'source': res.source,
+                            'change_points': res.change_points, 'new': res.new,
+                            'notified': res.notified, 'failed': res.failed,
+                            'exit': res.exit_code, 'reframe_exit': res.reframe_exit}
+        store.save()
+    return res
+
+
+def summary(res):
+    '''The machine-readable record of a cycle.'''
+    return json.dumps({k: v for k, v in dataclasses.asdict(res).items() if k != 'incidents'},
+                      indent=1, default=str)

@@ -1,0 +1,111 @@
+'''One cycle of the operator's loop on perflogs (``--no-ingest``; with Elasticsearch in
+tests/integration/test_cycle_es.py): the real history of SockperfPingPong recorded on
+`local` (tests/fixtures/perflogs/history-local), with the latencies of its runs from the
+25th on made 1.5x in a copy -- test input derived from a real history, standing for a
+slowdown: one incident, one notification, one feed entry; a second cycle tells nobody.'''
+import json
+import pathlib
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from mdxbench import perflog
+from mdxbench.post import cli
+
+HISTORY = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs' / 'history-local'
+ATOM = '{http://www.w3.org/2005/Atom}'
+
+
+def shifted(src, dst, start, factor):
+    '''Copy a real perflog, the perf values of its runs from ``start`` on times ``factor``.'''
+    nfix = len(perflog.FIXED_FIELDS)
+    out, run = [], 0
+    for ln in src.read_text().splitlines(keepends=True):
+        if not perflog.is_header(ln):
+            cols = ln.rstrip('\n').split('|')
+            if run >= start:
+                for g in range(nfix, len(cols), 7):
+                    cols[g + 1] = repr(float(cols[g + 1]) * factor)
+            run += 1
+            ln = '|'.join(cols) + '\n'
+        out.append(ln)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(''.join(out))
+
+
+@pytest.fixture
+def slowed(tmp_path, monkeypatch):
+    monkeypatch.setenv('MDXBENCH_EVENTS', str(tmp_path / 'events.jsonl'))
+    d = tmp_path / 'perflogs' / 'local' / 'debug'
+    shifted(HISTORY / 'local' / 'debug' / 'SockperfPingPong.log', d / 'SockperfPingPong.log',
+            24, 1.5)
+    shifted(HISTORY / 'local' / 'debug' / 'HpccStream.log', d / 'HpccStream.log', 0, 1.0)
+    return tmp_path
+
+
+def cycle(base, *extra):
+    return cli.main(['cycle', '--system', 'local', '--no-ingest', '--perflogs',
+                     str(base / 'perflogs'), '--state', str(base / 'state'), *extra])
+
+
+def entries(base):
+    return ET.parse(base / 'state' / 'site' / 'feed.xml').getroot().findall(f'{ATOM}entry')
+
+
+def test_a_slowdown_is_one_incident_told_once(slowed, capsys):
+    told = slowed / 'told'
+    told.mkdir()
+    notify = ['--notify-command', f'cat > {told}/$(date +%s%N).json']
+    assert cycle(slowed, *notify) == 1
+    out = capsys.readouterr().out
+    files = list(told.iterdir())
+    assert len(files) == 1, out
+    inc = json.loads(files[0].read_text())
+    assert inc['system'] == 'local' and inc['kind'] == 'unexplained'
+    assert {s['perf_var'] for s in inc['series']} == {'mean_rtt', 'p50_rtt'}
+    assert all(s['run'] == 25 and 0.4 < s['effect'] < 0.6 for s in inc['series'])
+    feed = entries(slowed)
+    assert len(feed) == 1 and inc['id'] in feed[0].find(f'{ATOM}id').text
+    assert feed[0].find(f'{ATOM}title').text.startswith('[open] local:debug: SockperfPingPong')
+    state = json.loads((slowed / 'state' / 'incidents.json').read_text())
+    assert [h['state'] for h in state['incidents'][inc['id']]['history']] == ['new', 'open']
+    assert state['last_cycle']['reframe_exit'] is None          # no --run: no ReFrame
+
+    # nothing new: nobody told, no incident changed
+    assert cycle(slowed, *notify) == 0
+    assert len(list(told.iterdir())) == 1
+    again = json.loads((slowed / 'state' / 'incidents.json').read_text())
+    assert again['incidents'] == state['incidents']
+    assert again['last_cycle']['new'] == [] and again['last_cycle']['notified'] == []
+
+
+def test_a_failing_notify_command_is_tried_again_next_cycle(slowed, capsys):
+    assert cycle(slowed, '--notify-command', 'echo no route to chat >&2; exit 3') == 1
+    assert 'notify-command failed' in capsys.readouterr().out
+    state = json.loads((slowed / 'state' / 'incidents.json').read_text())
+    inc, = state['incidents'].values()
+    assert inc['state'] == 'new' and state['last_cycle']['failed'] == [inc['id']]
+    told = slowed / 'told.json'
+    assert cycle(slowed, '--notify-command', f'cat > {told}') == 0
+    assert json.loads(told.read_text())['id'] == inc['id']
+    assert cycle(slowed, '--notify-command', f'rm {told}') == 0      # not sent twice
+    assert told.exists()
+
+
+def test_a_notify_command_past_its_time_limit_is_no_notification(slowed, capsys):
+    assert cycle(slowed, '--notify-command', 'sleep 5', '--notify-timeout', '0.5') == 1
+    assert 'timed out after 0.5s' in capsys.readouterr().out
+
+
+def test_an_acknowledged_incident_is_listed_so(slowed, capsys):
+    assert cycle(slowed) == 1
+    state = json.loads((slowed / 'state' / 'incidents.json').read_text())
+    ident, = state['incidents']
+    args = ['--system', 'local', '--state', str(slowed / 'state')]
+    assert cli.main(['incident', 'ack', *args, ident[:5], '--note', 'known: noisy neighbour']) == 0
+    capsys.readouterr()
+    assert cli.main(['incident', 'list', *args]) == 0
+    assert re.search(rf'^{ident}\s+acknowledged\s', capsys.readouterr().out, re.M)
+    assert cli.main(['incident', 'show', *args, 'nosuch']) == 2
+    assert cycle(slowed) == 0
