@@ -4,43 +4,23 @@ tests/integration/test_cycle_es.py): the real history of SockperfPingPong record
 25th on made 1.5x in a copy -- test input derived from a real history, standing for a
 slowdown: one incident, one notification, one feed entry; a second cycle tells nobody.'''
 import json
-import pathlib
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from mdxbench import perflog
+from histories import HISTORY, shifted, slowed_sockperf
 from mdxbench.post import cli
 
-HISTORY = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs' / 'history-local'
 ATOM = '{http://www.w3.org/2005/Atom}'
-
-
-def shifted(src, dst, start, factor):
-    '''Copy a real perflog, the perf values of its runs from ``start`` on times ``factor``.'''
-    nfix = len(perflog.FIXED_FIELDS)
-    out, run = [], 0
-    for ln in src.read_text().splitlines(keepends=True):
-        if not perflog.is_header(ln):
-            cols = ln.rstrip('\n').split('|')
-            if run >= start:
-                for g in range(nfix, len(cols), 7):
-                    cols[g + 1] = repr(float(cols[g + 1]) * factor)
-            run += 1
-            ln = '|'.join(cols) + '\n'
-        out.append(ln)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.write_text(''.join(out))
 
 
 @pytest.fixture
 def slowed(tmp_path, monkeypatch):
     monkeypatch.setenv('MDXBENCH_EVENTS', str(tmp_path / 'events.jsonl'))
-    d = tmp_path / 'perflogs' / 'local' / 'debug'
-    shifted(HISTORY / 'local' / 'debug' / 'SockperfPingPong.log', d / 'SockperfPingPong.log',
-            24, 1.5)
-    shifted(HISTORY / 'local' / 'debug' / 'HpccStream.log', d / 'HpccStream.log', 0, 1.0)
+    slowed_sockperf(tmp_path)
+    shifted(HISTORY / 'local' / 'debug' / 'HpccStream.log',
+            tmp_path / 'perflogs' / 'local' / 'debug' / 'HpccStream.log', 0, 1.0)
     return tmp_path
 
 
