@@ -14,6 +14,8 @@ subpackage     owns                                                        impor
                node, the re-measurement loop
 ``site``       what people read: text tables, the HTML report, trend       store, analysis
                pages, the papers' tables (``tables.yaml``)
+``cycle``      the operator's loop: run, ingest, change points, incidents,  store, analysis, site
+               feed, notify (``mdxbench cycle``)
 ``bench``      benchmarks of mdxbench itself and of the checks' fidelity   all of the above
 ``commands``   one module per command: its arguments and one call          all of the above
 =============  ==========================================================  ===================
