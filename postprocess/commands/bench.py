@@ -25,8 +25,7 @@ def add_arguments(p):
                    'regress: records scanned (default 1000000)')
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
-    p.add_argument('--es-url', help='ingest: Elasticsearch URL (default: $MDXBENCH_ES_URL '
-                   'or http://127.0.0.1:9200)')
+    options.es_url(p, 'ingest: ')
     p.add_argument('reframe_args', nargs=argparse.REMAINDER,
                    help='accept: after --, the ReFrame options of every run (default: '
                    'short runs of the acceptance checks)')

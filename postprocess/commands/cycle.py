@@ -20,8 +20,7 @@ def add_arguments(p):
                    '$MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
     p.add_argument('--no-ingest', action='store_true', help='do not ingest: analyse the '
                    'perflogs (a site without Elasticsearch)')
-    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
-                   'http://127.0.0.1:9200)')
+    options.es_url(p)
     p.add_argument('--retry-seconds', type=float, default=60.0,
                    help='how long ingest retries an unreachable Elasticsearch')
     p.add_argument('--notify-command', metavar='CMD', help='run (by the shell) once per new '

@@ -2,6 +2,7 @@
 import sys
 
 from mdxbench.sitecfg import state_dir
+from mdxbench.post.commands import options
 from mdxbench.post.store import esclient
 from mdxbench.post.store.ingest import EXIT_LOCKED, Ingestor, LockBusy
 
@@ -12,8 +13,7 @@ HELP = 'send perflogs to Elasticsearch'
 def add_arguments(p):
     p.add_argument('paths', nargs='*', help='perflog files or directories '
                    '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
-    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
-                   f'{esclient.DEFAULT_URL})')
+    options.es_url(p)
     p.add_argument('--state', help='ingest state file (default: <state>/ingest/state.json)')
     p.add_argument('--dead-letter', help='dead-letter file (default: '
                    '<state>/ingest/dead-letter.jsonl)')

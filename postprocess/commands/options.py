@@ -3,7 +3,7 @@ import datetime as dt
 import sys
 
 from mdxbench.post.site import text
-from mdxbench.post.store import records
+from mdxbench.post.store import esclient, records
 
 #: a command's options or configuration are wrong
 EXIT_USAGE = 2
@@ -15,8 +15,13 @@ def source(p):
                    '$MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
     p.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
     p.add_argument('--parquet', help='read the records from a Parquet export')
-    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
-                   'http://127.0.0.1:9200)')
+    es_url(p)
+
+
+def es_url(p, what=''):
+    '''The Elasticsearch URL option, its default said once (``esclient.DEFAULT_URL``).'''
+    p.add_argument('--es-url', help=f'{what}Elasticsearch URL (default: $MDXBENCH_ES_URL or '
+                   f'{esclient.DEFAULT_URL})')
 
 
 def outliers(p):

@@ -1,6 +1,7 @@
 '''``mdxbench summary``: the perflog records as a table, and what Elasticsearch holds.'''
 import sys
 
+from mdxbench.post.commands import options
 from mdxbench.post.site import text
 from mdxbench.post.store import esclient, records
 from mdxbench.post.store.ingest import EXIT_NOT_STORED, count_documents
@@ -13,8 +14,7 @@ def add_arguments(p):
     p.add_argument('paths', nargs='*', help='perflog files or directories '
                    '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
     p.add_argument('--since', help='only records completed at or after this ISO time')
-    p.add_argument('--es-url', help='Elasticsearch URL (default: $MDXBENCH_ES_URL or '
-                   f'{esclient.DEFAULT_URL})')
+    options.es_url(p)
     p.add_argument('--no-es', action='store_true', help='do not ask Elasticsearch')
     p.add_argument('--expect-equal', action='store_true',
                    help='fail unless Elasticsearch holds as many documents as the perflogs records')
