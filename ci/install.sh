@@ -3,6 +3,8 @@
 #   - Debian packages (Slurm, munge, Open MPI, fio, iperf3, hpcc, sockperf, Java 17, Maven, ...)
 #   - the Python virtual environment with reframe-hpc (pinned) and this project (editable)
 #   - Elasticsearch 8.19.21 from Maven Central, unpacked into the state directory
+#   - scrontab, which Debian 12's slurm-client leaves out, built from Debian's own source
+#     package of the installed Slurm version (install_scrontab)
 # Usage: ci/install.sh [--no-apt] [--no-es]     (a site's login node: ci/site-install.sh)
 source "$(dirname "$0")/lib.sh"
 
@@ -25,6 +27,8 @@ APT_PACKAGES=(
     # reference BLAS makes its HPL and DGEMM figures meaningful
     libopenblas0-serial
     iproute2 procps util-linux hostname
+    # scrontab's build from Debian's source package (install_scrontab)
+    dpkg-dev gcc make binutils
     openjdk-17-jre-headless maven unzip
     python3 python3-venv python3-pip git
     # the HTML report is tested in headless Chromium
@@ -124,8 +128,60 @@ install_es() {
     log "Elasticsearch $ES_VERSION unpacked into $home"
 }
 
+# scrontab (Slurm's per-user crontab, `mdxbench schedule`): slurmctld 22.05 in Debian 12
+# implements it (ScronParameters=enable), but the slurm-client package does not install the
+# client. Build it from Debian's source package of exactly the installed version (its
+# patches applied), against the installed libslurmfull, into /usr/local/bin. Sources come
+# from the same Debian archive as the packages (a deb-src list of our own, in a private apt
+# state directory: the machine's apt configuration is not changed).
+install_scrontab() {
+    local version have work apt_opts src
+    command -v scrontab >/dev/null && [[ $(command -v scrontab) != /usr/local/bin/scrontab ]] \
+        && { log "scrontab: $(command -v scrontab) present"; return; }
+    version=$(dpkg-query -W -f='${Version}' slurm-client 2>/dev/null) \
+        || { log "scrontab: slurm-client is not installed; skipped"; return; }
+    have=$(cat /usr/local/lib/mdxbench-scrontab.version 2>/dev/null || true)
+    if [[ -x /usr/local/bin/scrontab && $have == "$version" ]]; then
+        log "scrontab: /usr/local/bin/scrontab built from slurm-wlm $version present"
+        return
+    fi
+    require_root "building scrontab into /usr/local/bin"
+    work=$(mktemp -d)
+    mkdir -p "$work/apt/lists/partial" "$work/apt/parts"
+    awk -v RS= -v ORS='\n\n' '/Signed-By: *\/usr\/share\/keyrings\/debian-archive-keyring.gpg/ {
+            gsub(/Types:[^\n]*/, "Types: deb-src"); gsub(/Components:[^\n]*/, "Components: main"); print }' \
+        /etc/apt/sources.list.d/debian.sources >"$work/apt/parts/src.sources"
+    apt_opts=(-o Dir::Etc::sourcelist=/dev/null -o "Dir::Etc::sourceparts=$work/apt/parts"
+              -o "Dir::State::Lists=$work/apt/lists")
+    log "scrontab: building it from Debian's source package slurm-wlm $version"
+    (
+        set -e
+        cd "$work"
+        apt-get "${apt_opts[@]}" update -qq
+        apt-get "${apt_opts[@]}" source --download-only "slurm-wlm=$version"
+        dpkg-source -x slurm-wlm_*.dsc src
+        cd src
+        ./configure --prefix=/usr --sysconfdir=/etc/slurm --libdir=/usr/lib/x86_64-linux-gnu
+        cd src/scrontab
+        for t in default_crontab usage; do
+            ld -r -o "$t.bino" -z noexecstack --format=binary "$t.txt"
+            objcopy --rename-section .data=.rodata,alloc,load,readonly,data,contents "$t.bino"
+        done
+        libdir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep -m1 '/libslurmfull.so$')")
+        gcc -O2 -I../.. -I../../slurm -DHAVE_CONFIG_H -o scrontab env.c opt.c parse.c scrontab.c \
+            default_crontab.bino usage.bino -L"$libdir" -lslurmfull -Wl,-rpath,"$libdir" \
+            -ldl -lpthread -rdynamic
+        install -m 0755 scrontab /usr/local/bin/scrontab
+    ) >"$MDXBENCH_STATE_DIR/logs/scrontab-build.log" 2>&1 \
+        || { log_tail "$MDXBENCH_STATE_DIR/logs/scrontab-build.log"; rm -rf "$work"; die "building scrontab failed"; }
+    rm -rf "$work"
+    mkdir -p /usr/local/lib && echo "$version" >/usr/local/lib/mdxbench-scrontab.version
+    log "scrontab: installed /usr/local/bin/scrontab (slurm-wlm $version)"
+}
+
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
 ((do_apt)) && install_apt
+((do_apt)) && install_scrontab
 install_venv
 ((do_es)) && install_es
 log "install complete"

@@ -54,6 +54,8 @@ AccountingStorageType=accounting_storage/none
 SlurmdTimeout=60
 KillWait=10
 MinJobAge=300
+# scrontab (mdxbench schedule): recurring cycles under the operator's account
+ScronParameters=enable
 CONF
         slurm_conf_common
         cat <<CONF

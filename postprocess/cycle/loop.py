@@ -5,15 +5,20 @@ options; (2) ``ingest`` of the perflog directory (an unreachable Elasticsearch l
 records pending in the perflogs: the cycle goes on from the perflogs and exits 75, and the
 next cycle sends them); (3) change points of the system's whole history
 (:func:`mdxbench.post.analysis.changes.find`, events included); (4) incidents
-(:mod:`mdxbench.post.analysis.incidents`) updated in the state file; (5) the Atom feed in
-the site directory; (6) ``notify_command`` run once per new or reopened incident, its JSON
+(:mod:`mdxbench.post.analysis.incidents`) updated in the state file; (5) the published
+site (:mod:`mdxbench.post.site.publish`: index, incident pages, the papers' tables, trends,
+the Atom feed); (6) ``notify_command`` run once per new or reopened incident, its JSON
 on standard input, within ``notify_timeout``: an incident whose command failed stays to
 notify and is tried again next cycle (nothing lost, nothing sent twice).
 
 One cycle at a time per system (a lock in its state directory). A cycle with nothing new
-changes no incident and notifies nobody.
+changes no incident and notifies nobody: when the history's fingerprint (Elasticsearch: the
+system's record count and latest ingest time, one aggregation; perflogs: each file's size
+and time), the events and the window are those of the last cycle, steps 3-5 are skipped and
+only notifications that failed before are tried again.
 '''
 import dataclasses
+import hashlib
 import datetime as dt
 import json
 import os
@@ -23,7 +28,7 @@ import sys
 
 from mdxbench import REPO_ROOT
 from mdxbench.post.analysis import changes, incidents
-from mdxbench.post.site import feed
+from mdxbench.post.site import publish
 from mdxbench.post.store import esclient, events, records
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
 from mdxbench.post.store.ingest import EXIT_PENDING, Ingestor, state_lock
@@ -65,6 +70,8 @@ class Result:
     notified: list = None
     failed: list = None
     feed: str = ''
+    site: str = ''
+    unchanged: bool = False
 
 
 def now_iso():
@@ -75,7 +82,7 @@ def run_reframe(system, args, log):
     '''The suite on ``system`` with ReFrame's own options; its exit code (reported, not
     fatal: what ran is ingested all the same).'''
     cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', str(REPO_ROOT / 'checks'),
-           '-r', '--system', system, *args]
+           '-r', '--nocolor', '--system', system, *args]
     log(f'mdxbench cycle: running {" ".join(cmd[1:])}')
     return subprocess.run(cmd, env=dict(os.environ, RFM_CONFIG_FILES=os.environ.get(
         'RFM_CONFIG_FILES', str(REPO_ROOT / 'site-configs' / 'settings.py')))).returncode
@@ -108,6 +115,17 @@ def history(opts, es_ok, log):
                                if es_ok is False else '')
     log(f'mdxbench cycle: {df.height} records of {opts.system} from {source}')
     return df, source
+
+
+def fingerprint(opts, es_ok, evs):
+    '''What a cycle's analysis depends on; equal to the last cycle's: nothing new.'''
+    if es_ok:
+        hist = records.es_fingerprint(esclient.make_client(url=opts.es_url),
+                                      esclient.index_prefix(), opts.system)
+    else:
+        hist = records.perflog_fingerprint(opts.perflogs or [records.default_perflog_dir()])
+    return hist + [hashlib.sha256(json.dumps(evs, sort_keys=True).encode()).hexdigest(),
+                   opts.window_days]
 
 
 def notify(command, incident, timeout):
@@ -144,7 +162,7 @@ def run(opts, log=print):
     root = pathlib.Path(opts.state) if opts.state else cycle_dir(opts.system)
     site = pathlib.Path(opts.site) if opts.site else root / 'site'
     with state_lock(root / 'incidents.json', wait=600):
-        res = Result(EXIT_OK)
+        res = Result(EXIT_OK, site=str(site), feed=str(site / 'feed.xml'))
         if opts.run:
             res.reframe_exit = run_reframe(opts.system, opts.reframe_args, log)
         if opts.ingest:
@@ -152,20 +170,32 @@ def run(opts, log=print):
             res.ingest = counts.line()
         else:
             es_ok, res.ingest = None, 'not asked (--no-ingest)'
-        df, res.source = history(opts, es_ok, log)
-        res.records = df.height
-        cps = changes.find(df, events.load())
-        res.change_points = len(cps)
         store = IncidentFile(root / 'incidents.json')
+        evs = events.load()
+        fp = fingerprint(opts, es_ok, evs)
+        last = store.last_cycle or {}
         now = now_iso()
-        before = {k: v['state'] for k, v in store.incidents.items()}
-        state = incidents.update(store.incidents, incidents.group(
-            cps, window=dt.timedelta(days=opts.window_days)), now)
-        res.new = [i['id'] for i in incidents.to_notify(state)
-                   if before.get(i['id']) != i['state']]
+        res.unchanged = (last.get('fingerprint') == fp and last.get('site_written')
+                         and (site / 'index.html').exists())
+        if res.unchanged:
+            log('mdxbench cycle: nothing new since the last cycle (same records, events and '
+                'window): no analysis')
+            state = store.incidents
+            res.records, res.source, res.change_points = (last.get('records', 0),
+                                                          last.get('source', ''),
+                                                          last.get('change_points', 0))
+            res.new = []
+        else:
+            df, res.source = history(opts, es_ok, log)
+            res.records = df.height
+            cps = changes.find(df, evs)
+            res.change_points = len(cps)
+            before = {k: v['state'] for k, v in store.incidents.items()}
+            state = incidents.update(store.incidents, incidents.group(
+                cps, window=dt.timedelta(days=opts.window_days)), now)
+            res.new = [i['id'] for i in incidents.to_notify(state)
+                       if before.get(i['id']) != i['state']]
         res.notified, res.failed = tell(state, opts, now, log)
-        site.mkdir(parents=True, exist_ok=True)
-        res.feed = str(feed.write(state, site / 'feed.xml', opts.system))
         res.incidents = state
         res.exit_code = EXIT_UNAVAILABLE if es_ok is False else \
             EXIT_NEW_REGRESSION if res.new else EXIT_OK
@@ -173,8 +203,18 @@ def run(opts, log=print):
         store.last_cycle = {'time': now, 'records': res.records, 'source': res.source,
                             'change_points': res.change_points, 'new': res.new,
                             'notified': res.notified, 'failed': res.failed,
-                            'exit': res.exit_code, 'reframe_exit': res.reframe_exit}
+                            'exit': res.exit_code, 'reframe_exit': res.reframe_exit,
+                            'unchanged': res.unchanged, 'fingerprint': fp,
+                            'site_written': res.unchanged and not res.notified}
+        # the state first: who was told is never lost, even if the site cannot be written
         store.save()
+        if not store.last_cycle['site_written']:
+            if res.unchanged:       # an incident told now: its state changed on the pages
+                df, _ = history(opts, es_ok, log)
+            publish.write(site, opts.system, state, store.last_cycle, df, evs)
+            store.last_cycle['site_written'] = True
+            store.save()
+            log(f'mdxbench cycle: site written to {site}/index.html')
     return res
 
 

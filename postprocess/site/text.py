@@ -128,3 +128,14 @@ def state_counts(incidents):
     for i in incidents.values():
         counts[i['state']] = counts.get(i['state'], 0) + 1
     return ', '.join(f'{k} {v}' for k, v in sorted(counts.items())) or 'none'
+
+
+def schedule_table(entries, starts):
+    '''The scheduled cycles (``cycle.schedule.Entry``) with their next start in squeue
+    (``starts``: system -> (job id, state, start) or None).'''
+    if not entries:
+        return 'no mdxbench cycle in this crontab'
+    return render(('system', 'at', 'state', 'next job', 'job options', 'mdxbench cycle'), [
+        (e.system, e.at, 'DISABLED by scrontab' if e.disabled else 'enabled',
+         ' '.join(starts.get(e.system) or ('-',)), ' '.join(e.job_options()), e.cycle_args())
+        for e in entries])

@@ -166,7 +166,7 @@ def write(df, path, events=()):
         fig = chart(rows, key, scps, sevs)
         sections.append(f'<div class="chart" id="{anchor}">'
                         + pio.to_html(fig, full_html=False, include_plotlyjs=False,
-                                      div_id=f'{anchor}-plot', config={'responsive': True})
+                                      div_id=f'{anchor}-plot', config={'responsive': True, 'displaylogo': False})
                         + '</div>')
 
     page = PAGE.format(plotlyjs=get_plotlyjs(), ncharts=len(entries), nseries=len(entries),

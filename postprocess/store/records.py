@@ -157,6 +157,28 @@ def from_elasticsearch(client, prefix, query=None):
     return frame(rows)
 
 
+def es_fingerprint(client, prefix, system):
+    '''What changes when a record of ``system`` is stored: its count and latest ingest time
+    (one aggregation, no record read; by ingest time, so a late record counts).'''
+    client.indices.refresh(index=f'{prefix}-*', allow_no_indices=True)
+    r = client.search(index=f'{prefix}-*', size=0, query={'term': {'system': system}},
+                      aggs={'ingested': {'max': {'field': 'ingested_at'}}},
+                      track_total_hits=True, allow_no_indices=True)
+    return ['es', r['hits']['total']['value'],
+            (r.get('aggregations') or {}).get('ingested', {}).get('value')]
+
+
+def perflog_fingerprint(paths):
+    '''What changes when a perflog is written: each file's name, size and modification time.'''
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(str(f) for f in perflog_files(paths)):
+        st = os.stat(f)
+        h.update(f'{f}\0{st.st_size}\0{st.st_mtime_ns}\n'.encode())
+    return ['perflogs', h.hexdigest()]
+
+
 def from_parquet(path):
     '''A Parquet export; columns added since it was written are null (a record without
     ``better`` is never judged better or worse).'''

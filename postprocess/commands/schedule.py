@@ -1,0 +1,67 @@
+'''``mdxbench schedule install|list|remove``: cycles run by Slurm's scrontab.'''
+import argparse
+import json
+
+from mdxbench.post.commands import options
+from mdxbench.post.cycle import schedule
+from mdxbench.post.site import text
+from mdxbench.post.store.incidents import cycle_dir
+
+NAME = 'schedule'
+HELP = ('run `mdxbench cycle` on the cluster\'s own scheduler: an entry in your Slurm '
+        'scrontab per system (ScronParameters=enable)')
+
+
+def add_arguments(p):
+    sub = p.add_subparsers(dest='action', required=True)
+    ins = sub.add_parser('install', help='add (or replace) the cycle entry of a system')
+    ins.add_argument('--system', required=True, help='the system the cycle runs for')
+    ins.add_argument('--at', required=True, help='cron time, e.g. "0 2 * * *" (02:00 '
+                     'daily) or @daily')
+    ins.add_argument('--partition', help='partition of the cycle job itself (default: the '
+                     'cluster\'s default partition)')
+    ins.add_argument('--time', default='04:00:00', help='time limit of the cycle job '
+                     '(default 04:00:00)')
+    ins.add_argument('--scron-option', action='append', default=[], metavar='OPT',
+                     help='a further sbatch option of the cycle job (e.g. --account=ops); '
+                     'repeatable')
+    ins.add_argument('--no-run', action='store_true', help='do not run the suite: ingest and '
+                     'analyse what other jobs wrote')
+    ins.add_argument('--notify-command', metavar='CMD', help='passed to the cycle')
+    ins.add_argument('--state', help='state directory of the cycles (default: '
+                     '<state>/cycle/<system>); the job\'s output goes there too')
+    ins.add_argument('--site', help='directory of the published site (passed to the cycle)')
+    ins.add_argument('reframe_args', nargs=argparse.REMAINDER,
+                     help='after --: options for ReFrame (e.g. -t acceptance)')
+    ls = sub.add_parser('list', help='the cycle entries of your crontab and their next job')
+    ls.add_argument('--json', action='store_true', help='as JSON')
+    rm = sub.add_parser('remove', help='remove a system\'s entry (other lines stay)')
+    rm.add_argument('--system', required=True, help='the system whose entry goes')
+
+
+def run(args):
+    tab = schedule.Scrontab()
+    if args.action == 'install':
+        state = args.state or str(cycle_dir(args.system))
+        cargs = schedule.cycle_args(state, run=not args.no_run, site=args.site,
+                                    notify_command=args.notify_command,
+                                    reframe_args=options.reframe_args(args.reframe_args))
+        entry = schedule.install(tab, schedule.make_entry(
+            args.system, args.at, cycle_args=cargs, state=state, time_limit=args.time,
+            partition=args.partition, scron_options=args.scron_option))
+        print(f'mdxbench schedule: {entry.system} at "{entry.at}" installed in your scrontab; '
+              f'next job {schedule.next_start(entry.system) or "not queued yet"}; output in '
+              f'{state}/scron-<jobid>.out')
+        return 0
+    if args.action == 'remove':
+        gone = schedule.remove(tab, args.system)
+        print(f'mdxbench schedule: {args.system}: ' + ('entry removed' if gone else
+                                                         'no entry in your scrontab'))
+        return 0 if gone else 1
+    entries = schedule.parse(tab.read())
+    starts = schedule.next_starts(entries)
+    if args.json:
+        print(json.dumps(schedule.as_json(entries, starts), indent=1))
+    else:
+        print(text.schedule_table(entries, starts))
+    return 0

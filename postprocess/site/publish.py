@@ -1,0 +1,210 @@
+'''The published site of a system's cycles: a static directory that any web server on a
+login node serves (``python -m http.server``, nginx, Apache), with relative links only and
+nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
+
+    index.html                 the system, its last cycle and result, incidents (open first)
+    incident-<id>.html         one page per incident: cause, state and its history, how to
+                               acknowledge, each series' chart with the change marked and
+                               the provenance either side of it
+    feed.xml                   the Atom feed of the incidents (:mod:`.feed`)
+    report/index.html          the papers' tables with the measured columns, and figures
+    report/trends.html         every series over time (:mod:`.trends`)
+    plotly.min.js              the charts' library, once
+'''
+import html
+import pathlib
+
+from mdxbench.post.analysis import changes
+from mdxbench.post.site import feed, report, trends
+
+#: incident pages chart at most this many series (the worst first); the rest are listed
+MAX_CHARTS = 24
+#: exit codes of a cycle, for people
+EXIT_MEANING = {0: 'no new regression', 1: 'a new regression incident', 2: 'configuration',
+                75: 'Elasticsearch did not take every record (they are pending)'}
+ORDER = {'new': 0, 'reopened': 1, 'open': 2, 'acknowledged': 3, 'resolved': 4}
+
+STYLE = '''body { font-family: sans-serif; margin: 2em; max-width: 1200px; }
+table { border-collapse: collapse; margin-bottom: 1.5em; }
+th, td { border: 1px solid #999; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+th { background: #eee; }
+.new, .reopened, .open { color: #d62728; font-weight: bold; }
+.acknowledged { color: #a60; } .resolved { color: #2ca02c; }
+code, pre { background: #f4f4f4; padding: 0.1em 0.3em; }
+nav a { margin-right: 1em; }'''
+
+PAGE = '''<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<link rel="alternate" type="application/atom+xml" title="incidents" href="feed.xml">
+{head}<style>{style}</style></head>
+<body data-page="{kind}"{attrs}>
+<nav><a href="index.html">{system}</a><a href="report/index.html">papers' tables</a>
+<a href="report/trends.html">trends</a><a href="feed.xml">feed</a></nav>
+{body}
+</body></html>
+'''
+
+
+def esc(v):
+    return html.escape(str(v))
+
+
+def page(path, title, system, body, kind, head='', attrs=''):
+    path.write_text(PAGE.format(title=esc(title), head=head, style=STYLE, kind=kind,
+                                attrs=attrs, system=esc(system), body=body))
+    return path
+
+
+def write_plotly(site):
+    '''Plotly's JavaScript, written once per version of it.'''
+    import plotly
+    from plotly.offline import get_plotlyjs
+
+    path = site / 'plotly.min.js'
+    stamp = site / '.plotly-version'
+    if not path.exists() or not stamp.exists() or stamp.read_text() != plotly.__version__:
+        path.write_text(get_plotlyjs())
+        stamp.write_text(plotly.__version__)
+    return path
+
+
+def _state(inc):
+    return f'<span class="{esc(inc["state"])}">{esc(inc["state"])}</span>'
+
+
+def incident_rows(incidents):
+    '''The index's incident table rows, still regressing first, then newest.'''
+    items = sorted(incidents.values(), key=lambda i: (ORDER.get(i['state'], 9),
+                                                       i['first_seen']), reverse=False)
+    return '\n'.join(
+        f'<tr><td><a href="incident-{esc(i["id"])}.html">{esc(i["id"])}</a></td>'
+        f'<td>{_state(i)}</td><td>{esc(i["first_seen"][:16])}</td>'
+        f'<td>{esc(i["partition"])}</td><td>{esc(i["cause"])}</td><td>{len(i["series"])}</td>'
+        f'<td>{i["series"][0]["effect"]:+.1%} {esc(i["series"][0]["check"])} '
+        f'{esc(i["series"][0]["perf_var"])}</td></tr>' for i in items)
+
+
+def index_body(system, incidents, last, ncharts):
+    last = last or {}
+    code = last.get('exit')
+    open_n = sum(i['state'] in ('new', 'open', 'reopened') for i in incidents.values())
+    rows = incident_rows(incidents) or '<tr><td colspan="7">no incident</td></tr>'
+    return f'''<h1>mdxbench: {esc(system)}</h1>
+<h2>Last cycle</h2>
+<table id="last-cycle">
+<tr><th>time</th><td>{esc(last.get('time', '-'))}</td></tr>
+<tr><th>result</th><td data-exit="{esc(code)}">exit {esc(code)}: {esc(EXIT_MEANING.get(code, '-'))}</td></tr>
+<tr><th>records</th><td>{esc(last.get('records', '-'))} ({esc(last.get('source', '-'))})</td></tr>
+<tr><th>change points</th><td>{esc(last.get('change_points', '-'))}</td></tr>
+<tr><th>new incidents</th><td>{esc(', '.join(last.get('new') or []) or 'none')}</td></tr>
+<tr><th>notified</th><td>{esc(', '.join(last.get('notified') or []) or 'none')}; notify
+failed: {esc(', '.join(last.get('failed') or []) or 'none')}</td></tr>
+</table>
+<h2>Incidents ({open_n} still regressing, {len(incidents)} in all)</h2>
+<table id="incidents"><thead><tr><th>id</th><th>state</th><th>first seen</th>
+<th>partition</th><th>cause</th><th>series</th><th>worst</th></tr></thead><tbody>
+{rows}
+</tbody></table>
+<p>The <a href="report/index.html">papers' tables</a> with the measured columns; the
+<a href="report/trends.html">trends</a> of every series ({ncharts}); the
+<a href="feed.xml">Atom feed</a> of the incidents, for feed readers and chat tools.</p>'''
+
+
+def _provenance(changed):
+    if not changed:
+        return 'no provenance change'
+    return '<br>'.join(f'{esc(k)}: {esc(", ".join(b) or "?")} &rarr; {esc(", ".join(a) or "?")}'
+                       for k, (b, a) in changed.items())
+
+
+def incident_body(system, inc, charts):
+    hist = '\n'.join(f'<tr><td>{esc(h["time"][:19])}</td><td>{esc(h["state"])}</td></tr>'
+                     for h in inc['history'])
+    series = '\n'.join(
+        f'<tr><td>{esc(s["partition"])}</td><td>{esc(s["environ"])}</td><td>{esc(s["check"])}</td>'
+        f'<td>{esc(s["perf_var"])}</td><td>{s["effect"]:+.1%}</td>'
+        f'<td>{s["before"]:.4g} &rarr; {s["after"]:.4g} {esc(s["unit"])}</td>'
+        f'<td>{esc(s["time"][:16])} (run {esc(s["run"])}, job {esc(s["jobid"])})</td>'
+        f'<td>{_provenance(s["changed"])}</td><td>{"yes" if s["went_away"] else "no"}</td></tr>'
+        for s in inc['series'])
+    ack = inc.get('ack')
+    ack_html = (f'<p>Acknowledged {esc(ack["time"][:16])}'
+                + (f' by {esc(ack["by"])}' if ack.get('by') else '')
+                + f': {esc(ack["note"])}</p>') if ack else ''
+    more = len(inc['series']) - len(charts)
+    return f'''<h1>Incident {esc(inc["id"])}: {_state(inc)}</h1>
+<p id="cause">{esc(feed.title(inc))}</p>
+<table><tr><th>system</th><td>{esc(system)}</td></tr>
+<tr><th>partition</th><td>{esc(inc["partition"])}</td></tr>
+<tr><th>cause</th><td>{esc(inc["kind"])}: {esc(inc["cause"])}</td></tr>
+<tr><th>first seen</th><td>{esc(inc["first_seen"])}</td></tr>
+<tr><th>change starts</th><td>{esc(inc["start"])}</td></tr></table>
+{ack_html}
+<h2>How to acknowledge</h2>
+<pre>mdxbench incident ack --system {esc(system)} {esc(inc["id"])} --note "what is done about it"</pre>
+<h2>State history</h2>
+<table><tr><th>time</th><th>state</th></tr>{hist}</table>
+<h2>Series ({len(inc["series"])}, worst first)</h2>
+<table id="series"><thead><tr><th>partition</th><th>environ</th><th>check</th><th>perf var</th>
+<th>effect</th><th>before &rarr; after</th><th>first changed run</th>
+<th>provenance either side</th><th>went away</th></tr></thead><tbody>
+{series}
+</tbody></table>
+<h2>Charts</h2>
+<p>Values over time; the dashed rule marks the change point of the incident, grey rules
+the recorded events, orange lines the median of each segment.{
+    f' {more} more series are in the <a href="report/trends.html">trends</a>.' if more > 0 else ''}</p>
+{''.join(charts)}'''
+
+
+SERIES_OF_INCIDENT = ('partition', 'environ', 'check', 'perf_var', 'unit')
+
+
+def series_charts(df, inc, events):
+    '''Plotly divs of the incident's series (at most MAX_CHARTS, worst first), each with
+    its change point marked.'''
+    import plotly.io as pio
+
+    d, g = changes.series_index(df.filter(df['system'] == inc['system']))
+    where = {tuple(k[f] for f in SERIES_OF_INCIDENT): (k, s, n) for k, s, n in zip(
+        g.select(changes.SERIES).iter_rows(named=True), g['start'], g['n'])}
+    out = []
+    for i, s in enumerate(inc['series'][:MAX_CHARTS]):
+        found = where.get(tuple(s[f] for f in SERIES_OF_INCIDENT))
+        if found is None:
+            continue
+        key, start, n = found
+        cp = {'run': s['run'], 'verdict': changes.verdict(key['better'], s['effect']),
+              'effect': s['effect']}
+        sevs = [e for e in events if e['system'] == inc['system']
+                and e.get('partition') in (None, key['partition'])]
+        fig = trends.chart(d.slice(start, n).to_dicts(), key, [cp], sevs)
+        out.append(f'<div class="chart" id="chart-{i}">' + pio.to_html(
+            fig, full_html=False, include_plotlyjs=False, div_id=f'chart-{i}-plot',
+            config={'responsive': True, 'displaylogo': False}) + '</div>')
+    return out
+
+
+def write(site, system, incidents, last_cycle, df, events=()):
+    '''Write the whole site of ``system`` into ``site``; the paths of its pages.'''
+    import datetime as dt
+
+    site = pathlib.Path(site)
+    site.mkdir(parents=True, exist_ok=True)
+    write_plotly(site)
+    evs = []
+    for e in events:
+        t = dt.datetime.fromisoformat(e['time'])
+        evs.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
+    report.write(df, site / 'report')
+    ncharts = df.select(changes.SERIES).unique().height if df.height else 0
+    pages = [page(site / 'index.html', f'mdxbench: {system}', system,
+                  index_body(system, incidents, last_cycle, ncharts), 'index')]
+    head = '<script src="plotly.min.js"></script>'
+    for inc in incidents.values():
+        charts = series_charts(df, inc, evs)
+        pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,
+                          incident_body(system, inc, charts), 'incident', head=head,
+                          attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))
+    feed.write(incidents, site / 'feed.xml', system)
+    return pages

@@ -1,0 +1,88 @@
+'''mdxbench schedule on the real Slurm of ci/slurm.sh (ScronParameters=enable) with the
+scrontab ci/install.sh builds: an entry due in the next minute runs a short cycle by
+itself (a real check, its records in Elasticsearch, the incident state and the site
+written), Slurm queues its next run, and `remove` gives the user's own lines back as they
+were. With scrontab disabled in slurm.conf, the refusal names ScronParameters=enable.'''
+import datetime as dt
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import count, mdxbench, run
+
+OWN = '# an operator\'s own line, which mdxbench must leave alone\n#SCRON --time=1\n@yearly true\n'
+
+
+@pytest.fixture
+def crontab(services):
+    '''The calling user's crontab, emptied before and after.'''
+    if not shutil.which('scrontab'):
+        pytest.fail('scrontab not on PATH: ci/install.sh builds it from Debian\'s source package')
+    run(['scrontab', '-r'])
+    yield
+    run(['scrontab', '-r'])
+
+
+def due_in_the_next_minute():
+    now = dt.datetime.now()
+    t = now + dt.timedelta(minutes=1 if now.second < 45 else 2)
+    return f'{t.minute} {t.hour} * * *'
+
+
+def test_a_scrontab_entry_runs_a_cycle_by_itself(crontab, es, tmp_path):
+    own = tmp_path / 'own.crontab'
+    own.write_text(OWN)
+    assert run(['scrontab', str(own)]).returncode == 0
+    state = tmp_path / 'state'
+    cycle = state / 'cycle' / 'local'
+    env = dict(es['env'], MDXBENCH_STATE_DIR=str(state),
+               MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'),
+               MDXBENCH_LOCAL_SLURM_CONF=os.environ['SLURM_CONF'])
+    at = due_in_the_next_minute()
+    res = mdxbench('schedule', 'install', '--system', 'local', '--at', at, '--time', '00:15:00',
+                   '--', '-n', 'SockperfPingPong%placement=same-node', '-S', 'duration=2',
+                   env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    listed = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)
+    assert [(e['system'], e['at'], e['disabled']) for e in listed] == [('local', at, False)]
+    first_job = listed[0]['next_job']['id']
+    assert listed[0]['next_job']['state'] == 'PENDING'
+
+    # Slurm starts it at the minute (its scheduler pass may add some seconds)
+    deadline = time.monotonic() + 300
+    out = cycle / f'scron-{first_job}.out'
+    while time.monotonic() < deadline and 'mdxbench cycle: ' not in (
+            out.read_text() if out.exists() else ''):
+        time.sleep(5)
+    log = out.read_text() if out.exists() else '(no output file)'
+    assert 'records 3, sent 3, created 3' in log and 'exit 0' in log, log[-3000:]
+    assert count(es) == 3
+    last = json.loads((cycle / 'incidents.json').read_text())['last_cycle']
+    assert last['records'] == 3 and last['source'] == 'Elasticsearch' and last['exit'] == 0
+    assert (cycle / 'site' / 'feed.xml').is_file() and (cycle / 'site' / 'index.html').is_file()
+
+    # and Slurm has queued the next one (tomorrow, same time)
+    again = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)
+    assert again[0]['next_job']['id'] != first_job
+    assert again[0]['next_job']['start'] > dt.datetime.now().isoformat()
+
+    gone = mdxbench('schedule', 'remove', '--system', 'local', env=env)
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert subprocess.run(['scrontab', '-l'], capture_output=True, text=True).stdout == OWN
+    assert mdxbench('schedule', 'remove', '--system', 'local', env=env).returncode == 1
+
+
+def test_scrontab_disabled_is_refused_naming_the_parameter(services, tmp_path):
+    conf = tmp_path / 'slurm.conf'
+    conf.write_text(''.join(line for line in pathlib.Path(os.environ['SLURM_CONF']).read_text()
+                            .splitlines(keepends=True) if not line.startswith('ScronParameters')))
+    res = mdxbench('schedule', 'install', '--system', 'local', '--at', '0 2 * * *',
+                   env={'SLURM_CONF': str(conf)})
+    assert res.returncode == 2
+    assert 'scrontab is disabled on this cluster' in res.stderr
+    assert 'ScronParameters=enable' in res.stderr and 'systemd timer' in res.stderr
