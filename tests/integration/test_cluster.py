@@ -231,3 +231,58 @@ def test_stop_removes_everything_and_twice_is_harmless(cluster):
     # the nodes' local disks: no image, no loop device left
     assert 'mdxnode' not in run(['losetup', '-a']).stdout
 
+
+
+def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, work):
+    '''The operator's loop on the namespace cluster. A cycle runs HPL five times on
+    mdxnode2; the operator records an event and `ci/cluster.sh degrade` puts a CPU quota on
+    the node; the next cycle runs HPL five more times and finds exactly one new incident
+    (HPL's two perf variables, one cause), naming the event, with one feed entry, one call
+    of the notify command and its page in the site. A third cycle, with nothing new,
+    notifies nobody and exits 0.'''
+    (work / 'notify').mkdir()
+    env = dict(es['env'], MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
+               MDXBENCH_EVENTS=str(work / 'events.jsonl'),
+               RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'))
+    cycle = ['cycle', '--system', 'nscluster', '--state', str(work / 'cycle'),
+             '--json', str(work / 'cycle.json'),
+             '--notify-command', f'cat > "$(mktemp -p {work / "notify"})"']
+    hpl = ['--', '-n', r'HpccHpl', '--repeat', '5', '--exec-policy=serial', '-S',
+           'problem_size=2000', '-J', 'nodelist=mdxnode2', '--prefix', str(work / 'rfm')]
+
+    def one_cycle(*extra):
+        full = {k: v for k, v in os.environ.items() if k != 'SLURM_CONF'}   # nscluster's own
+        res = subprocess.run([str(VENV_BIN / 'mdxbench'), *cycle, *extra], cwd=ROOT,
+                             env=dict(full, **env), capture_output=True, text=True, timeout=1200)
+        return res, json.loads((work / 'cycle.json').read_text())
+
+    first, rec = one_cycle('--run', *hpl)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    assert rec['records'] == 10 and rec['new'] == [], rec      # 5 runs x 2 perf variables
+    assert mdxbench('event', 'add', 'nscluster', 'cpu quota on mdxnode2 (ci/cluster.sh degrade)',
+                    env=env).returncode == 0
+    try:
+        assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode2', 'cpu', '25']).returncode == 0
+        second, rec = one_cycle('--run', *hpl)
+    finally:
+        assert run(['bash', 'ci/cluster.sh', 'restore', 'mdxnode2']).returncode == 0
+    assert second.returncode == 1, second.stdout[-4000:] + second.stderr[-2000:]
+    assert rec['records'] == 20 and len(rec['new']) == 1 and rec['notified'] == rec['new']
+    [ident] = rec['new']
+    state = json.loads((work / 'cycle' / 'incidents.json').read_text())['incidents']
+    assert list(state) == [ident]
+    inc = state[ident]
+    assert inc['kind'] == 'event' and 'cpu quota on mdxnode2' in inc['cause'], inc['cause']
+    assert {s['perf_var'] for s in inc['series']} == {'gflops', 'percent_peak'}
+    assert all(s['run'] == 6 and s['effect'] < -0.3 for s in inc['series']), inc['series']
+    told = [json.loads(f.read_text()) for f in (work / 'notify').iterdir()]
+    assert [t['id'] for t in told] == [ident]
+    site = work / 'cycle' / 'site'
+    assert (site / 'feed.xml').read_text().count('<entry>') == 1
+    page = (site / f'incident-{ident}.html').read_text()
+    assert 'cpu quota on mdxnode2' in page and 'data-charts="2"' in page
+
+    third, rec = one_cycle()
+    assert third.returncode == 0, third.stdout[-3000:] + third.stderr[-2000:]
+    assert rec['unchanged'] and rec['new'] == [] and rec['notified'] == []
+    assert len(list((work / 'notify').iterdir())) == 1
