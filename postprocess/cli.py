@@ -12,7 +12,7 @@ perflogs of the suite's ReFrame runs, stored in Elasticsearch.
     mdxbench references propose    reference entries from the latest stable measurements
     mdxbench export --out F        the records as Parquet (for --parquet)
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
-    mdxbench bench ingest|regress|changes|accept
+    mdxbench bench ingest|regress|changes|mde|cycle|accept
                                    speed and memory of mdxbench itself
 
 This module parses and calls: each command's arguments and its one call are in

@@ -1,4 +1,4 @@
-'''``mdxbench bench ingest|regress|changes|accept``: speed and memory of mdxbench itself
+'''``mdxbench bench ingest|regress|changes|mde|accept``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
 import argparse
 import os
@@ -6,11 +6,12 @@ import os
 from mdxbench.post.commands import options
 
 NAME = 'bench'
-HELP = 'benchmarks of mdxbench itself (ingest, regress, changes, accept)'
+HELP = 'benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept)'
 
 
 def add_arguments(p):
-    p.add_argument('what', choices=['ingest', 'regress', 'changes', 'accept'],
+    p.add_argument('what', choices=['ingest', 'regress', 'changes', 'mde', 'cycle',
+                                           'accept'],
                    help='what to measure')
     p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
     p.add_argument('--partition', help='accept: its partition (default nodes)')
@@ -19,8 +20,9 @@ def add_arguments(p):
     p.add_argument('--runs', type=int, default=365, help='changes: runs per series')
     p.add_argument('--naive-series', type=int, default=200,
                    help='changes: series the one-at-a-time baseline is timed on')
-    p.add_argument('--trials', type=int, default=1000,
-                   help='changes: generated histories per quality row')
+    p.add_argument('--trials', type=int, default=None,
+                   help='changes: generated histories per quality row (default 1000); mde: '
+                   'fresh histories per step size of the empirical threshold (default 400)')
     p.add_argument('--records', type=int, help='ingest: records sent (default 100000); '
                    'regress: records scanned (default 1000000)')
     p.add_argument('--sample', type=int, default=5000,
@@ -41,7 +43,15 @@ def run(args):
         from mdxbench.post.bench import changes
 
         return changes.main(series=args.series, runs=args.runs,
-                            naive_series=args.naive_series, trials=args.trials)
+                            naive_series=args.naive_series, trials=args.trials or 1000)
+    if args.what == 'mde':
+        from mdxbench.post.bench import mde
+
+        return mde.main(trials=args.trials or 400)
+    if args.what == 'cycle':
+        from mdxbench.post.bench import cycle
+
+        return cycle.main(series=args.series, runs=args.runs)
     if args.what == 'ingest':
         from mdxbench.post.bench import ingest
         from mdxbench.post.store import esclient

@@ -1,7 +1,7 @@
 '''``mdxbench changes``: change points over each series' whole history, explained.'''
 import json
 
-from mdxbench.post.analysis import changes
+from mdxbench.post.analysis import changes, sensitivity
 from mdxbench.post.commands import options
 from mdxbench.post.site import text
 from mdxbench.post.store import events
@@ -26,6 +26,12 @@ def add_arguments(p):
     p.add_argument('--min-effect', type=float,
                    help='smallest relative change of the median kept (default '
                    f'{changes.MIN_EFFECT:g} = {changes.MIN_EFFECT * 100:g}%%)')
+    p.add_argument('--mde', action='store_true', help='also each series\' minimum detectable '
+                   'effect (simulated on its own residuals) and the repetitions per run that '
+                   'would bring it under --mde-target')
+    p.add_argument('--mde-target', type=float, default=sensitivity.TARGET,
+                   help=f'the MDE wanted (default {sensitivity.TARGET:g} = '
+                   f'{sensitivity.TARGET * 100:g}%%)')
     p.add_argument('--max-pvalue', type=float,
                    help='Mann-Whitney U p-value a change point must reach (default '
                    f'{changes.MAX_PVALUE:g})')
@@ -37,9 +43,15 @@ def run(args):
         df = df.filter(df['system'] == args.system)
     cps = changes.find(df, events.load(), since=options.since(args.since),
                        **changes.tuning(args.penalty, args.min_effect, args.max_pvalue))
+    mde = sensitivity.of_series(df, args.mde_target) if args.mde else None
     if args.format == 'json':
-        print(json.dumps(changes.summary(df, cps), indent=1, default=str))
+        out = changes.summary(df, cps)
+        if mde is not None:
+            out['sensitivity'] = mde
+        print(json.dumps(out, indent=1, default=str))
     else:
         print(text.change_points(cps))
         print(f'\nchange points {len(cps)}, regressions {changes.regressions(cps)}')
+        if mde is not None:
+            print('\n' + text.sensitivity(mde))
     return EXIT_REGRESSION if changes.regressions(cps) else 0

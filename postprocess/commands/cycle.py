@@ -31,6 +31,9 @@ def add_arguments(p):
     p.add_argument('--window-days', type=float, default=loop.incidents.WINDOW.days,
                    help='change points after the same provenance change this many days apart '
                    'at most are one incident')
+    p.add_argument('--mde-budget', type=float, default=loop.Options.mde_budget,
+                   help='seconds a cycle may spend computing the series\' minimum detectable '
+                   'effects (new series first; the rest in later cycles)')
     p.add_argument('--state', help='state directory of the cycles (default: '
                    '<state>/cycle/<system>)')
     p.add_argument('--site', help='directory of the published site (default: '
@@ -46,7 +49,7 @@ def run(args):
         perflogs=args.perflogs, es_url=args.es_url, notify_command=args.notify_command,
         notify_timeout=args.notify_timeout, site=args.site, state=args.state,
         window_days=args.window_days, ingest=not args.no_ingest,
-        retry_seconds=args.retry_seconds))
+        retry_seconds=args.retry_seconds, mde_budget=args.mde_budget))
     print(text.incident_table(res.incidents))
     print(f'\nmdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
           f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '

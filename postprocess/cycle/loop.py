@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 from mdxbench import REPO_ROOT
-from mdxbench.post.analysis import changes, incidents
+from mdxbench.post.analysis import changes, incidents, sensitivity
 from mdxbench.post.site import publish
 from mdxbench.post.store import esclient, events, records
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
@@ -55,6 +55,7 @@ class Options:
     window_days: float = incidents.WINDOW.days
     ingest: bool = True
     retry_seconds: float = 60.0
+    mde_budget: float = 30.0
 
 
 @dataclasses.dataclass
@@ -72,6 +73,7 @@ class Result:
     feed: str = ''
     site: str = ''
     unchanged: bool = False
+    mde_computed: int = 0
 
 
 def now_iso():
@@ -195,6 +197,8 @@ def run(opts, log=print):
                 cps, window=dt.timedelta(days=opts.window_days)), now)
             res.new = [i['id'] for i in incidents.to_notify(state)
                        if before.get(i['id']) != i['state']]
+            sens, res.mde_computed = sensitivity.refresh(store.sensitivity, df, opts.mde_budget)
+            store.sensitivity = {sensitivity.key_of(e): e for e in sens}
         res.notified, res.failed = tell(state, opts, now, log)
         res.incidents = state
         res.exit_code = EXIT_UNAVAILABLE if es_ok is False else \
@@ -211,7 +215,8 @@ def run(opts, log=print):
         if not store.last_cycle['site_written']:
             if res.unchanged:       # an incident told now: its state changed on the pages
                 df, _ = history(opts, es_ok, log)
-            publish.write(site, opts.system, state, store.last_cycle, df, evs)
+            publish.write(site, opts.system, state, store.last_cycle, df, evs,
+                          list(store.sensitivity.values()))
             store.last_cycle['site_written'] = True
             store.save()
             log(f'mdxbench cycle: site written to {site}/index.html')

@@ -15,10 +15,12 @@ import html
 import pathlib
 
 from mdxbench.post.analysis import changes
-from mdxbench.post.site import feed, report, trends
+from mdxbench.post.site import feed, report, text, trends
 
 #: incident pages chart at most this many series (the worst first); the rest are listed
 MAX_CHARTS = 24
+#: the index lists this many series' sensitivity (least sensitive first); trends has all
+MAX_SENSITIVITY_ROWS = 50
 #: exit codes of a cycle, for people
 EXIT_MEANING = {0: 'no new regression', 1: 'a new regression incident', 2: 'configuration',
                 75: 'Elasticsearch did not take every record (they are pending)'}
@@ -84,7 +86,32 @@ def incident_rows(incidents):
         f'{esc(i["series"][0]["perf_var"])}</td></tr>' for i in items)
 
 
-def index_body(system, incidents, last, ncharts):
+def sensitivity_section(sens):
+    '''How small a regression each series can see (least sensitive first).'''
+    if not sens:
+        return '<h2>Sensitivity</h2><p>No series yet.</p>'
+    target = sens[0]['target']
+    known = [e for e in sens if e['mde'] is not None]
+    under = sum(e['mde'] <= target for e in known)
+    rows = sorted(sens, key=lambda e: -(e['mde'] if e['mde'] is not None else 9))
+    body = '\n'.join(
+        f'<tr><td>{esc(e["system"])}:{esc(e["partition"])}</td><td>{esc(e["check"])}</td>'
+        f'<td>{esc(e["perf_var"])}</td><td>{e["runs"]}</td><td>'
+        + (f'{e["noise_cv"]:.1%}' if e.get('noise_cv') is not None else '-')
+        + f'</td><td>{esc(text.mde(e))}</td></tr>' for e in rows[:MAX_SENSITIVITY_ROWS])
+    return f'''<h2>Sensitivity</h2>
+<p id="sensitivity-summary">{under} of {len(sens)} series can see a {target:.0%} step (95%
+of the time, within 2 runs); {len(known) - under} cannot, {len(sens) - len(known)} have no
+figure yet. The minimum detectable effect is simulated on each series' own residuals
+(docs: results, "How small a regression each series can see"); repetitions per run
+(the median taken) shrink it.</p>
+<table id="sensitivity"><thead><tr><th>system:partition</th><th>check</th><th>perf var</th>
+<th>runs</th><th>noise (robust CV)</th><th>minimum detectable effect</th></tr></thead><tbody>
+{body}
+</tbody></table>'''
+
+
+def index_body(system, incidents, last, ncharts, sens=()):
     last = last or {}
     code = last.get('exit')
     open_n = sum(i['state'] in ('new', 'open', 'reopened') for i in incidents.values())
@@ -107,7 +134,8 @@ failed: {esc(', '.join(last.get('failed') or []) or 'none')}</td></tr>
 </tbody></table>
 <p>The <a href="report/index.html">papers' tables</a> with the measured columns; the
 <a href="report/trends.html">trends</a> of every series ({ncharts}); the
-<a href="feed.xml">Atom feed</a> of the incidents, for feed readers and chat tools.</p>'''
+<a href="feed.xml">Atom feed</a> of the incidents, for feed readers and chat tools.</p>
+{sensitivity_section(list(sens))}'''
 
 
 def _provenance(changed):
@@ -117,7 +145,8 @@ def _provenance(changed):
                        for k, (b, a) in changed.items())
 
 
-def incident_body(system, inc, charts):
+def incident_body(system, inc, charts, mdes=None):
+    mdes = mdes or {}
     hist = '\n'.join(f'<tr><td>{esc(h["time"][:19])}</td><td>{esc(h["state"])}</td></tr>'
                      for h in inc['history'])
     series = '\n'.join(
@@ -125,7 +154,8 @@ def incident_body(system, inc, charts):
         f'<td>{esc(s["perf_var"])}</td><td>{s["effect"]:+.1%}</td>'
         f'<td>{s["before"]:.4g} &rarr; {s["after"]:.4g} {esc(s["unit"])}</td>'
         f'<td>{esc(s["time"][:16])} (run {esc(s["run"])}, job {esc(s["jobid"])})</td>'
-        f'<td>{_provenance(s["changed"])}</td><td>{"yes" if s["went_away"] else "no"}</td></tr>'
+        f'<td>{_provenance(s["changed"])}</td><td>{"yes" if s["went_away"] else "no"}</td>'
+        f'<td>{esc(text.mde(mdes[k]) if (k := _key(inc, s)) in mdes else "not computed")}</td></tr>'
         for s in inc['series'])
     ack = inc.get('ack')
     ack_html = (f'<p>Acknowledged {esc(ack["time"][:16])}'
@@ -147,7 +177,8 @@ def incident_body(system, inc, charts):
 <h2>Series ({len(inc["series"])}, worst first)</h2>
 <table id="series"><thead><tr><th>partition</th><th>environ</th><th>check</th><th>perf var</th>
 <th>effect</th><th>before &rarr; after</th><th>first changed run</th>
-<th>provenance either side</th><th>went away</th></tr></thead><tbody>
+<th>provenance either side</th><th>went away</th><th>minimum detectable effect</th>
+</tr></thead><tbody>
 {series}
 </tbody></table>
 <h2>Charts</h2>
@@ -158,6 +189,10 @@ the recorded events, orange lines the median of each segment.{
 
 
 SERIES_OF_INCIDENT = ('partition', 'environ', 'check', 'perf_var', 'unit')
+
+
+def _key(inc, s):
+    return (inc['system'], *(s[f] for f in SERIES_OF_INCIDENT))
 
 
 def series_charts(df, inc, events):
@@ -185,7 +220,7 @@ def series_charts(df, inc, events):
     return out
 
 
-def write(site, system, incidents, last_cycle, df, events=()):
+def write(site, system, incidents, last_cycle, df, events=(), sensitivity=()):
     '''Write the whole site of ``system`` into ``site``; the paths of its pages.'''
     import datetime as dt
 
@@ -196,15 +231,16 @@ def write(site, system, incidents, last_cycle, df, events=()):
     for e in events:
         t = dt.datetime.fromisoformat(e['time'])
         evs.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
-    report.write(df, site / 'report')
+    report.write(df, site / 'report', list(sensitivity))
+    mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
     ncharts = df.select(changes.SERIES).unique().height if df.height else 0
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
-                  index_body(system, incidents, last_cycle, ncharts), 'index')]
+                  index_body(system, incidents, last_cycle, ncharts, sensitivity), 'index')]
     head = '<script src="plotly.min.js"></script>'
     for inc in incidents.values():
         charts = series_charts(df, inc, evs)
         pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,
-                          incident_body(system, inc, charts), 'incident', head=head,
+                          incident_body(system, inc, charts, mdes), 'incident', head=head,
                           attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))
     feed.write(incidents, site / 'feed.xml', system)
     return pages

@@ -290,7 +290,7 @@ window.addEventListener('load', function () {{
 '''
 
 
-def write(df, outdir):
+def write(df, outdir, sensitivity=None):
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     from mdxbench.post.store import events as _events
@@ -298,7 +298,7 @@ def write(df, outdir):
 
     tables = build_tables(df)
     figs = figures(df, outdir)
-    ncharts, cps = trends.write(df, outdir / 'trends.html', _events.load())
+    ncharts, cps = trends.write(df, outdir / 'trends.html', _events.load(), sensitivity)
     fig_html = '\n'.join(f'<figure><img src="{n}" alt="{html.escape(c)}" width="540">'
                          f'<figcaption>{html.escape(c)}</figcaption></figure>' for n, c in figs) \
         or '<p>No series to plot yet.</p>'

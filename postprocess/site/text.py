@@ -139,3 +139,26 @@ def schedule_table(entries, starts):
         (e.system, e.at, 'DISABLED by scrontab' if e.disabled else 'enabled',
          ' '.join(starts.get(e.system) or ('-',)), ' '.join(e.job_options()), e.cycle_args())
         for e in entries])
+
+
+def mde(entry):
+    '''``4.4% (1 repetition for 5%)`` of a sensitivity entry.'''
+    if entry.get('mde') is None:
+        return f"- ({entry.get('why', 'not computed')})"
+    reps = entry.get('repetitions')
+    return (f"{entry['mde']:.1%} (" + (f"{reps} repetition{'s' if reps > 1 else ''}"
+                                        if reps else 'more than 16 repetitions')
+            + f" for {entry['target']:.0%})")
+
+
+def sensitivity(entries):
+    '''The minimum detectable effect of each series (analysis.sensitivity), least
+    sensitive first.'''
+    if not entries:
+        return 'no series'
+    rows = sorted(entries, key=lambda e: -(e['mde'] if e['mde'] is not None else 9))
+    return render(('system:partition', 'check', 'perf var', 'runs', 'noise (robust CV)',
+                   'minimum detectable effect'), [
+        (f"{e['system']}:{e['partition']}", e['check'], e['perf_var'], e['runs'],
+         f"{e['noise_cv']:.1%}" if e.get('noise_cv') is not None else '-', mde(e))
+        for e in rows])

@@ -112,7 +112,7 @@ dashed rules (red: regression, green: improvement), the median of each segment b
 change points (orange), the reference and its tolerance band (green) where one applies.</p>
 <h2>Series</h2>
 <table><thead><tr><th>system:partition</th><th>check</th><th>perf var</th><th>runs</th>
-<th>latest change point</th></tr></thead><tbody>
+<th>latest change point</th><th>minimum detectable effect</th></tr></thead><tbody>
 {index}
 </tbody></table>
 {sections}
@@ -120,9 +120,11 @@ change points (orange), the reference and its tolerance band (green) where one a
 '''
 
 
-def write(df, path, events=()):
+def write(df, path, events=(), sensitivity=None):
     '''Write the trend page for the records of ``df`` to ``path``; returns the number of
-    charts and the change points found.'''
+    charts and the change points found. ``sensitivity``: the series' minimum detectable
+    effects (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index.'''
+    from mdxbench.post.site import text
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
@@ -136,6 +138,7 @@ def write(df, path, events=()):
         by_series.setdefault(tuple(c[k] for k in changes.SERIES), []).append(c)
 
     d, g = changes.series_index(df)
+    mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
     entries = []
     for i, (key, start, n) in enumerate(zip(g.select(changes.SERIES).iter_rows(named=True),
                                             g['start'], g['n'])):
@@ -147,6 +150,7 @@ def write(df, path, events=()):
 
     index, sections, current = [], [], None
     for key, start, n, scps, anchor in entries:
+        k = tuple(key[f] for f in changes.SERIES)
         rows = d.slice(start, n).to_dicts()
         sevs = [e for e in evs if e['system'] == key['system']
                 and e.get('partition') in (None, key['partition'])
@@ -158,6 +162,7 @@ def write(df, path, events=()):
             f'<td>{html.escape(key["perf_var"])}</td><td>{n}</td><td>'
             + (f'<span class="{last["verdict"]}">{last["verdict"]} {last["effect"]:+.1%}</span>'
                f' since {last["time"][:10]} (run {last["run"]})' if last else '&ndash;')
+            + '</td><td>' + html.escape(text.mde(mdes[k]) if k in mdes else 'not computed')
             + '</td></tr>')
         target = f'{key["system"]}:{key["partition"]}'
         if target != current:

@@ -14,7 +14,8 @@ def cycle_dir(system, root=None):
 
 
 class IncidentFile:
-    '''``{'incidents': {id: incident}, 'last_cycle': {...}}`` of one system.'''
+    '''``{'incidents': {id: incident}, 'last_cycle': {...}, 'sensitivity': {series: MDE}}``
+    of one system.'''
 
     def __init__(self, path):
         self.path = pathlib.Path(path)
@@ -28,10 +29,12 @@ class IncidentFile:
                                'history, their acknowledgements are lost)') from None
         self.incidents = data.get('incidents', {})
         self.last_cycle = data.get('last_cycle')
+        self.sensitivity = data.get('sensitivity', {})
 
     def save(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f'.{self.path.name}.{os.getpid()}.tmp')
-        tmp.write_text(json.dumps({'incidents': self.incidents, 'last_cycle': self.last_cycle},
+        tmp.write_text(json.dumps({'incidents': self.incidents, 'last_cycle': self.last_cycle,
+                                   'sensitivity': self.sensitivity},
                                   indent=1, sort_keys=True, default=str))
         os.replace(tmp, self.path)

@@ -104,6 +104,10 @@ def test_every_page_of_the_site_loads_links_and_draws(served, tmp_path):
     assert 'mdxbench incident ack --system local ' + ident in dom
     index = pages[base + 'index.html'][0]
     assert f'incident-{ident}.html' in index and 'exit 1: a new regression incident' in index
+    # how small a regression each of the 3 series can see, on the index and the incident
+    assert 'of 3 series can see a 5% step' in index
+    assert index.split('id="sensitivity"')[1].split('</table>')[0].count('<tr>') == 4
+    assert dom.count('repetitions for 5%') + dom.count('repetition for 5%') >= 2
     feed = urllib.request.urlopen(base + 'feed.xml').read().decode()
     assert f'incident-{ident}.html' in feed
 
