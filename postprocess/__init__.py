@@ -8,14 +8,17 @@ subpackage     owns                                                        impor
                the records table (perflogs, Elasticsearch, Parquet),
                system events
 ``analysis``   computations over the records table: robust statistics,     store
-               regressions, change points, proposed references; returns
-               data, prints nothing
+               regressions, change points, proposed references,
+               incidents, minimum detectable effects; returns data,
+               prints nothing
 ``fleet``      node acceptance: per-node verdicts, one Slurm job per       store, analysis
                node, the re-measurement loop
 ``site``       what people read: text tables, the HTML report, trend       store, analysis
-               pages, the papers' tables (``tables.yaml``)
+               pages, the papers' tables (``tables.yaml``), the feed, the
+               published site
 ``cycle``      the operator's loop: run, ingest, change points, incidents,  store, analysis, site
-               feed, notify (``mdxbench cycle``)
+               site, notify (``mdxbench cycle``); scrontab entries
+               (``mdxbench schedule``)
 ``bench``      benchmarks of mdxbench itself and of the checks' fidelity   all of the above
 ``commands``   one module per command: its arguments and one call          all of the above
 =============  ==========================================================  ===================
