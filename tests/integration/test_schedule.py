@@ -19,13 +19,18 @@ OWN = '# an operator\'s own line, which mdxbench must leave alone\n#SCRON --time
 
 
 @pytest.fixture
-def crontab(services):
-    '''The calling user's crontab, emptied before and after.'''
+def crontab(services, tmp_path):
+    '''The calling user's crontab emptied for the test, and given back afterwards.'''
     if not shutil.which('scrontab'):
         pytest.fail('scrontab not on PATH: ci/install.sh builds it from Debian\'s source package')
+    before = run(['scrontab', '-l'])
     run(['scrontab', '-r'])
     yield
-    run(['scrontab', '-r'])
+    if before.returncode == 0:
+        (tmp_path / 'before.crontab').write_text(before.stdout)
+        run(['scrontab', str(tmp_path / 'before.crontab')])
+    else:
+        run(['scrontab', '-r'])
 
 
 def due_in_the_next_minute():
