@@ -219,6 +219,8 @@ def run(opts, log=print):
                           list(store.sensitivity.values()))
             store.last_cycle['site_written'] = True
             store.save()
+            if not opts.site and not opts.state:      # the default layout: all systems
+                publish.write_systems_index(root.parent)
             log(f'mdxbench cycle: site written to {site}/index.html')
     return res
 

@@ -10,6 +10,10 @@ nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
     report/index.html          the papers' tables with the measured columns, and figures
     report/trends.html         every series over time (:mod:`.trends`)
     plotly.min.js              the charts' library, once
+
+With the default layout (``<state>/cycle/<system>/site``), ``<state>/cycle/index.html``
+lists every system's last cycle and open incidents, linking to their sites: serve
+``<state>/cycle`` to publish them all.
 '''
 import html
 import pathlib
@@ -244,3 +248,39 @@ def write(site, system, incidents, last_cycle, df, events=(), sensitivity=()):
                           attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))
     feed.write(incidents, site / 'feed.xml', system)
     return pages
+
+
+SYSTEMS_PAGE = '''<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>mdxbench: systems</title>
+<style>{style}</style></head>
+<body data-page="systems">
+<h1>mdxbench: systems</h1>
+<table id="systems"><thead><tr><th>system</th><th>last cycle</th><th>result</th>
+<th>still regressing</th><th>incidents</th></tr></thead><tbody>
+{rows}
+</tbody></table>
+</body></html>
+'''
+
+
+def write_systems_index(root):
+    '''``root/index.html`` over the systems whose cycles keep their state and site in
+    ``root/<system>/`` (the default layout).'''
+    from mdxbench.post.store.incidents import IncidentFile
+
+    rows = []
+    for state in sorted(pathlib.Path(root).glob('*/incidents.json')):
+        system = state.parent.name
+        if not (state.parent / 'site' / 'index.html').exists():
+            continue
+        f = IncidentFile(state)
+        last = f.last_cycle or {}
+        still = sum(i['state'] in ('new', 'open', 'reopened') for i in f.incidents.values())
+        rows.append(f'<tr><td><a href="{esc(system)}/site/index.html">{esc(system)}</a></td>'
+                    f'<td>{esc(last.get("time", "-"))}</td><td>exit {esc(last.get("exit"))}: '
+                    f'{esc(EXIT_MEANING.get(last.get("exit"), "-"))}</td>'
+                    f'<td class="{"new" if still else ""}">{still}</td>'
+                    f'<td>{len(f.incidents)}</td></tr>')
+    path = pathlib.Path(root) / 'index.html'
+    path.write_text(SYSTEMS_PAGE.format(style=STYLE, rows='\n'.join(rows)))
+    return path

@@ -89,3 +89,26 @@ def test_an_acknowledged_incident_is_listed_so(slowed, capsys):
     assert re.search(rf'^{ident}\s+acknowledged\s', capsys.readouterr().out, re.M)
     assert cli.main(['incident', 'show', *args, 'nosuch']) == 2
     assert cycle(slowed) == 0
+
+
+def test_nothing_new_skips_the_analysis_and_a_new_run_does_not(slowed, capsys):
+    assert cycle(slowed, '--json', str(slowed / 'c1.json')) == 1
+    assert cycle(slowed, '--json', str(slowed / 'c2.json')) == 0
+    assert json.loads((slowed / 'c2.json').read_text())['unchanged'] is True
+    assert 'nothing new since the last cycle' in capsys.readouterr().out
+    # one more run of the check (a real line of its history, written again)
+    log = slowed / 'perflogs' / 'local' / 'debug' / 'SockperfPingPong.log'
+    log.write_text(log.read_text() + log.read_text().splitlines(keepends=True)[-1])
+    assert cycle(slowed, '--json', str(slowed / 'c3.json')) == 0
+    c3 = json.loads((slowed / 'c3.json').read_text())
+    assert c3['unchanged'] is False and c3['records'] == 108 + 3 + 216
+
+
+def test_the_default_layout_has_an_index_of_the_systems(slowed, monkeypatch):
+    monkeypatch.setenv('MDXBENCH_STATE_DIR', str(slowed / 'mdx'))
+    assert cli.main(['cycle', '--system', 'local', '--no-ingest', '--perflogs',
+                     str(slowed / 'perflogs')]) == 1
+    index = (slowed / 'mdx' / 'cycle' / 'index.html').read_text()
+    link = re.search(r'<a href="([^"]+)">local</a>', index).group(1)
+    assert (slowed / 'mdx' / 'cycle' / link).is_file()
+    assert 'exit 1: a new regression incident' in index
