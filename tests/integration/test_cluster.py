@@ -219,20 +219,6 @@ def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
     assert gbits('mdxnode3') > 0.2
 
 
-def test_stop_removes_everything_and_twice_is_harmless(cluster):
-    for _ in range(2):
-        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
-        assert res.returncode == 0, res.stderr
-
-    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
-    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
-    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
-    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
-    # the nodes' local disks: no image, no loop device left
-    assert 'mdxnode' not in run(['losetup', '-a']).stdout
-
-
-
 def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, work):
     '''The operator's loop on the namespace cluster. A cycle runs HPL five times on
     mdxnode2; the operator records an event and `ci/cluster.sh degrade` puts a CPU quota on
@@ -254,6 +240,7 @@ def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, w
         full = {k: v for k, v in os.environ.items() if k != 'SLURM_CONF'}   # nscluster's own
         res = subprocess.run([str(VENV_BIN / 'mdxbench'), *cycle, *extra], cwd=ROOT,
                              env=dict(full, **env), capture_output=True, text=True, timeout=1200)
+        assert (work / 'cycle.json').exists(), res.stdout[-3000:] + res.stderr[-3000:]
         return res, json.loads((work / 'cycle.json').read_text())
 
     first, rec = one_cycle('--run', *hpl)
@@ -286,3 +273,16 @@ def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, w
     assert third.returncode == 0, third.stdout[-3000:] + third.stderr[-2000:]
     assert rec['unchanged'] and rec['new'] == [] and rec['notified'] == []
     assert len(list((work / 'notify').iterdir())) == 1
+
+
+def test_stop_removes_everything_and_twice_is_harmless(cluster):
+    for _ in range(2):
+        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+        assert res.returncode == 0, res.stderr
+
+    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
+    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
+    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
+    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
+    # the nodes' local disks: no image, no loop device left
+    assert 'mdxnode' not in run(['losetup', '-a']).stdout
