@@ -96,6 +96,11 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
         v['reasons'].append(text)
         v['keys'].append(key)
 
+    # each node's reasons worst first (the drain reason Slurm keeps is short): by how far
+    # the value is from the nodes' median on the worse side, then by name
+    acc = acc.with_columns((worse / pl.col('median').abs()).fill_null(0.0).fill_nan(0.0)
+                           .alias('severity')).sort(['severity', 'check', 'perf_var'],
+                                                    descending=[True, False, False])
     for r in acc.iter_rows(named=True):
         v = verdict(r['nodes'])
         v['measurements'].append({'check': r['check'], 'perf_var': r['perf_var'],

@@ -3,7 +3,7 @@ output): eight nodes, one slow, one failing its reference, one drained.'''
 import datetime as dt
 import json
 
-from mdxbench.post.fleet import verdicts
+from mdxbench.post.fleet import jobs, verdicts
 from mdxbench.post.site import text
 from mdxbench.post.store import records
 
@@ -174,3 +174,19 @@ def test_a_node_measured_again_fails_only_on_what_failed_both_times():
     assert v['n3']['reasons'] == ["HpccHpl gflops=9.5 GB/s: outlier (nodes' median 68)"]
     assert v['n5']['verdict'] == 'fail' and v['n5']['keys'] == ['job']
     assert '(not repeated: HpccHpl gflops=30' in text.node_verdicts(list(v.values()))
+
+
+def test_a_nodes_reasons_are_worst_first_so_the_drain_reason_keeps_them():
+    '''A CPU-starved node fails on HPL (far below) and on fio (a little below): the drain
+    reason Slurm keeps (200 characters) names the worse one first, whatever order the
+    records came in (Polars' grouping order is not stable: twenty tries).'''
+    hpl = {f'n{i}': 50.0 + i * 0.2 for i in range(6)} | {'n3': 7.7}
+    fio = {f'n{i}': 9.7 + i * 0.02 for i in range(6)} | {'n3': 7.9}
+    for order in (1, -1) * 10:
+        df = records.frame((rows(fio, check='FioTarget', var='bandwidth')
+                            + rows(hpl, check='HpccHpl', var='gflops'))[::order])
+        v = {x['node']: x for x in verdicts.judge(df)}
+        assert [r.split('=')[0] for r in v['n3']['reasons']] == ['HpccHpl gflops',
+                                                                 'FioTarget bandwidth']
+        [line] = jobs.drain_lines(list(v.values()))
+        assert 'HpccHpl gflops=7.7 GB/s' in line
