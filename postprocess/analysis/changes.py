@@ -30,6 +30,10 @@ import polars as pl
 #: series identity (environ included: HPL on OpenBLAS and on MKL are two series)
 SERIES = ['system', 'partition', 'environ', 'check', 'perf_var', 'unit', 'better']
 
+#: series longer than this are segmented in overlapping windows of this many runs (PELT's
+#: worst case is quadratic in the runs): the scan stays near-linear on long series
+WINDOW = 2000
+
 #: defaults (chosen on generated histories, see ``mdxbench bench changes``)
 PENALTY = 6.0
 MIN_EFFECT = 0.03
@@ -69,7 +73,6 @@ def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
     '''Change points of one series: a list of dicts ``index`` (first run of the new
     segment, 0-based), ``before``/``after`` (medians of the segments either side),
     ``effect`` (relative change of the median), ``pvalue`` (Mann-Whitney U).'''
-    import ruptures as rpt
     from scipy.stats import mannwhitneyu
 
     x = np.asarray(x, dtype=float)
@@ -81,8 +84,7 @@ def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
     if sigma <= 1e-12 * max(abs(center), 1.0):
         sigma = 1e-12 * max(abs(center), 1.0)
     z = ((x - center) / sigma).reshape(-1, 1)
-    bkps = rpt.KernelCPD(kernel='linear', min_size=min_size, jump=1).fit(z) \
-        .predict(pen=penalty * math.log(n))[:-1]
+    bkps = segment(z, penalty * math.log(n), min_size)
 
     while bkps:
         edges = [0] + bkps + [n]
@@ -103,6 +105,36 @@ def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
             return stats
         del bkps[worst[1]]
     return []
+
+
+def segment(z, pen, min_size=MIN_SIZE, window=WINDOW):
+    '''Candidate change points of ``z`` (an n x 1 array in noise units): ruptures'
+    ``KernelCPD`` (linear kernel, exact PELT) at penalty ``pen``. A series longer than
+    ``window`` is cut into windows of ``window`` runs overlapping by half; each window keeps
+    the candidates of its central half (the first and the last window their outer ends
+    too), so every run is judged by one window with ``window / 4`` runs of context either
+    side, and the cost grows linearly with the runs.'''
+    import ruptures as rpt
+
+    def pelt(part):
+        return rpt.KernelCPD(kernel='linear', min_size=min_size, jump=1).fit(part) \
+            .predict(pen=pen)[:-1]
+
+    n = len(z)
+    if n <= window:
+        return pelt(z)
+    half, quarter, found, a = window // 2, window // 4, [], 0
+    while True:
+        b = min(a + window, n)
+        lo = a if a == 0 else a + quarter
+        hi = n if b == n else b - quarter
+        for k in pelt(z[a:b]):
+            # one change seen by two windows either side of their border is kept once
+            if lo <= a + k < hi and (not found or a + k - found[-1] >= min_size):
+                found.append(a + k)
+        if b == n:
+            return [k for k in found if n - k >= min_size]
+        a += half
 
 
 def series_index(df):
