@@ -133,9 +133,25 @@ def test_distribute_acceptance_lists_a_drained_node_as_not_tested(cluster, work)
         assert out.returncode == 1 and re.search(r'^mdxnode3\s+not tested\s', out.stdout, re.M), out.stdout
     finally:
         slurm('scontrol', 'update', 'nodename=mdxnode3', 'state=resume')
+        wait_idle('mdxnode3')
+
+
+def wait_idle(node, timeout=60):
+    '''Until Slurm has ``node`` idle again (the next test submits to it: a job asking for a
+    node still drained is cancelled by ReFrame as blocked, ReqNodeNotAvail).'''
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = slurm('sinfo', '-h', '-n', node, '-o', '%T').stdout.strip()
+        if state == 'idle':
+            return
+        slurm('scontrol', 'update', f'nodename={node}', 'state=resume')
+        time.sleep(1)
+    pytest.fail(f'{node} is not idle {timeout} s after its resume: {state}')
 
 
 def test_killed_slurmd_fails_its_check_and_spares_the_others(cluster, work):
+    for node in NODES:
+        wait_idle(node)
     victim = reframe(work / 'a', '-c', 'checks/network/tcp.py',
                      '-n', r'Iperf3Throughput%placement=two-nodes%streams=1$',
                      '-S', 'duration=90', '-J', 'nodelist=mdxnode1,mdxnode2', popen=True)
