@@ -27,6 +27,8 @@ import math
 import numpy as np
 import polars as pl
 
+from mdxbench.post.store import events as events_store
+
 #: series identity (environ included: HPL on OpenBLAS and on MKL are two series)
 SERIES = ['system', 'partition', 'environ', 'check', 'perf_var', 'unit', 'better']
 
@@ -246,10 +248,7 @@ def find(df, events=(), since=None, **kw):
     those whose first run is at or after ``since`` (a datetime) when given.'''
     import datetime as dt
 
-    evs = []
-    for e in events:
-        t = dt.datetime.fromisoformat(e['time'])
-        evs.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
+    evs = events_store.timed(events)
     d, cps = scan(df, **kw)
     out = [explain(d, cp, evs) for cp in cps]
     if since is not None:

@@ -20,6 +20,7 @@ import pathlib
 
 from mdxbench.post.analysis import changes
 from mdxbench.post.site import feed, report, text, trends
+from mdxbench.post.store import events as events_store
 
 #: incident pages chart at most this many series (the worst first); the rest are listed
 MAX_CHARTS = 24
@@ -226,15 +227,10 @@ def series_charts(df, inc, events):
 
 def write(site, system, incidents, last_cycle, df, events=(), sensitivity=()):
     '''Write the whole site of ``system`` into ``site``; the paths of its pages.'''
-    import datetime as dt
-
     site = pathlib.Path(site)
     site.mkdir(parents=True, exist_ok=True)
     write_plotly(site)
-    evs = []
-    for e in events:
-        t = dt.datetime.fromisoformat(e['time'])
-        evs.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
+    evs = events_store.timed(events)
     report.write(df, site / 'report', list(sensitivity))
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
     ncharts = df.select(changes.SERIES).unique().height if df.height else 0

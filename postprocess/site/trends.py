@@ -15,6 +15,8 @@ import json
 
 import polars as pl
 
+from mdxbench.post.store import events as events_store
+
 from mdxbench.post.analysis import changes
 
 COLORS = {'pass': '#1f77b4', 'fail': '#d62728'}
@@ -128,10 +130,7 @@ def write(df, path, events=(), sensitivity=None):
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
-    evs = []
-    for e in events:
-        t = dt.datetime.fromisoformat(e['time'])
-        evs.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
+    evs = events_store.timed(events)
     cps = changes.find(df, evs)
     by_series = {}
     for c in cps:

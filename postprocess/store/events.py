@@ -59,3 +59,14 @@ def cut_for(name, path=None):
                          f'(known: {", ".join(known) or "none"})')
 
     return cuts
+
+
+def timed(events):
+    """The events, each with ``_time``: its time as an aware datetime (UTC if it had no zone)."""
+    import datetime as dt
+
+    out = []
+    for e in events:
+        t = dt.datetime.fromisoformat(e['time'])
+        out.append(dict(e, _time=t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)))
+    return out
