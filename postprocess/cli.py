@@ -11,6 +11,8 @@ perflogs of the suite's ReFrame runs, stored in Elasticsearch.
     mdxbench report --out DIR      the papers' tables, figures and trend pages (HTML)
     mdxbench references propose    reference entries from the latest stable measurements
     mdxbench export --out F        the records as Parquet (for --parquet)
+    mdxbench history sync|status|verify
+                                   the local Parquet copy every Elasticsearch reader uses
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
     mdxbench bench ingest|regress|changes|mde|cycle|accept
                                    speed and memory of mdxbench itself
@@ -23,7 +25,7 @@ import sys
 
 from mdxbench.post.commands import COMMANDS
 from mdxbench.post.commands.options import EXIT_USAGE
-from mdxbench.post.store import esclient
+from mdxbench.post.store import esclient, history
 from mdxbench.post.store.ingest import EXIT_NOT_STORED, TlsVerificationError
 
 
@@ -46,6 +48,9 @@ def main(argv=None):
     except esclient.ConfigError as err:
         print(f'mdxbench: configuration: {err}', file=sys.stderr)
         return EXIT_USAGE
+    except history.Unreachable as err:
+        print(f'mdxbench: {esclient.redact(str(err))}', file=sys.stderr)
+        return history.EXIT_UNREACHABLE
     except TlsVerificationError as err:
         print(f'mdxbench: {esclient.redact(str(err))}; nothing was sent, the perflogs keep '
               f'every record', file=sys.stderr)

@@ -4,9 +4,9 @@
 records or nodes: that logic lives with its job. Options several commands share are in
 :mod:`.options`.'''
 from mdxbench.post.commands import (accept, acceptance, bench, changes, cycle, event, export,
-                                    fidelity, incident, ingest, references, regress, report,
+                                    fidelity, history, incident, ingest, references, regress, report,
                                     schedule, summary)
 
 #: in the order ``mdxbench --help`` lists them
 COMMANDS = (ingest, summary, regress, changes, event, cycle, schedule, incident, acceptance, accept,
-            report, references, export, fidelity, bench)
+            report, references, export, history, fidelity, bench)

@@ -1,4 +1,4 @@
-'''``mdxbench bench ingest|regress|changes|mde|accept``: speed and memory of mdxbench itself
+'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|store``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
 import argparse
 import os
@@ -6,24 +6,26 @@ import os
 from mdxbench.post.commands import options
 
 NAME = 'bench'
-HELP = 'benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept)'
+HELP = 'benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept, store)'
 
 
 def add_arguments(p):
     p.add_argument('what', choices=['ingest', 'regress', 'changes', 'mde', 'cycle',
-                                           'accept'],
+                                           'accept', 'store'],
                    help='what to measure')
     p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
     p.add_argument('--partition', help='accept: its partition (default nodes)')
     p.add_argument('--max-jobs', type=int, help='accept: jobs in the queue at once')
-    p.add_argument('--series', type=int, default=10000, help='changes: series in the store')
-    p.add_argument('--runs', type=int, default=365, help='changes: runs per series')
+    p.add_argument('--series', type=int, default=10000, help='changes, store: series in '
+                   'the store')
+    p.add_argument('--runs', type=int, default=365, help='changes, store: runs per series')
     p.add_argument('--naive-series', type=int, default=200,
                    help='changes: series the one-at-a-time baseline is timed on')
     p.add_argument('--trials', type=int, default=None,
                    help='changes: generated histories per quality row (default 1000); mde: '
                    'fresh histories per step size of the empirical threshold (default 400)')
-    p.add_argument('--records', type=int, help='ingest: records sent (default 100000); '
+    p.add_argument('--records', type=int, help='ingest, store: records sent (default '
+                   '100000); '
                    'regress: records scanned (default 1000000)')
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
@@ -52,6 +54,12 @@ def run(args):
         from mdxbench.post.bench import cycle
 
         return cycle.main(series=args.series, runs=args.runs)
+    if args.what == 'store':
+        from mdxbench.post.bench import store
+        from mdxbench.post.store import esclient
+
+        return store.main(esclient.url_of(url=args.es_url), series=args.series,
+                          runs=args.runs, records=args.records or 100000)
     if args.what == 'ingest':
         from mdxbench.post.bench import ingest
         from mdxbench.post.store import esclient

@@ -19,6 +19,7 @@ only notifications that failed before are tried again.
 '''
 import dataclasses
 import hashlib
+import io
 import datetime as dt
 import json
 import os
@@ -30,6 +31,7 @@ from mdxbench import REPO_ROOT
 from mdxbench.post.analysis import changes, incidents, sensitivity
 from mdxbench.post.site import publish
 from mdxbench.post.store import esclient, events, records
+from mdxbench.post.store import history as store_history
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
 from mdxbench.post.store.ingest import EXIT_PENDING, Ingestor, state_lock
 from mdxbench.sitecfg import state_dir
@@ -105,10 +107,10 @@ def history(opts, es_ok, log):
     '''The system's records: from Elasticsearch when it took everything, else from the
     perflogs (said).'''
     if es_ok:
-        df = records.from_elasticsearch(esclient.make_client(url=opts.es_url),
-                                        esclient.index_prefix(),
-                                        query={'term': {'system': opts.system}})
-        source = 'Elasticsearch'
+        df, rep = store_history.read(opts.system, url=opts.es_url, out=io.StringIO())
+        source = ('the local copy (Elasticsearch unreachable)' if rep.offline
+                  else 'Elasticsearch')
+        log(f'mdxbench cycle: {rep.text}')
     else:
         errors = []
         df = records.from_perflogs(opts.perflogs or [records.default_perflog_dir()], errors)

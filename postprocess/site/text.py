@@ -162,3 +162,43 @@ def sensitivity(entries):
         (f"{e['system']}:{e['partition']}", e['check'], e['perf_var'], e['runs'],
          f"{e['noise_cv']:.1%}" if e.get('noise_cv') is not None else '-', mde(e))
         for e in rows])
+
+
+def _digest(d):
+    '''``77,562 records, 2025-01-01..2025-01-31`` of a store partition's digest.'''
+    import datetime as dt
+
+    if d is None:
+        return '-'
+
+    def day(ms):
+        return '-' if ms is None else dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).date()
+    return f'{d.count:,} records, {day(d.first_ms)}..{day(d.last_ms)}, sum {d.value_sum:.6g}'
+
+
+def history_status(copy, system=None):
+    '''The local copy's partitions as its manifest lists them.'''
+    from mdxbench.post.store.esread import Digest
+
+    idx = copy.indices(system)
+    head = (f'local copy {copy.root} of {copy.url} ({copy.prefix}-*), synced '
+            f'{copy.manifest.get("synced_at") or "never"}')
+    if not idx:
+        return head + ': no partition'
+    parts = copy.manifest['parts']
+    return head + '\n' + render(('partition', 'systems', 'content', 'bytes'), [
+        (i, ','.join(parts[i]['systems']), _digest(Digest.of_json(parts[i]['digest'])),
+         f"{parts[i]['bytes']:,}") for i in idx])
+
+
+def history_verify(rows):
+    '''``Copy.verify``'s rows: each partition in Elasticsearch and in the copy.'''
+    if not rows:
+        return 'no partition in Elasticsearch or in the copy'
+    return render(('partition', 'Elasticsearch', 'local copy (its file)', 'state'),
+                  [(i, _digest(es), _digest(mine), state) for i, es, mine, state in rows])
+
+
+def history_bad(rows):
+    '''How many partitions of ``Copy.verify``'s rows were not ok.'''
+    return sum(1 for *_, state in rows if state != 'ok')

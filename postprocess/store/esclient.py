@@ -60,7 +60,7 @@ def _secret(env, var):
 def client_options(env=None, url=None):
     '''Keyword arguments for ``elasticsearch.Elasticsearch``, from the environment.'''
     env = os.environ if env is None else env
-    url = url or env.get('MDXBENCH_ES_URL') or DEFAULT_URL
+    url = url_of(env, url)
     opts = {'hosts': [url], 'request_timeout': float(env.get('MDXBENCH_ES_TIMEOUT', 30)),
             'max_retries': 0, 'retry_on_timeout': False}
     api_key = _secret(env, 'MDXBENCH_ES_API_KEY')
@@ -91,10 +91,27 @@ def client_options(env=None, url=None):
     return opts
 
 
-def make_client(env=None, url=None):
+def make_client(env=None, url=None, raw=False):
+    '''The client; with ``raw``, search answers stay bytes (``resp.body``) for a columnar
+    reader to parse in one pass (:mod:`mdxbench.post.store.esread`).'''
     from elasticsearch import Elasticsearch
+    from elasticsearch.serializer import JsonSerializer
 
-    return Elasticsearch(**client_options(env, url))
+    class RawJson(JsonSerializer):
+        def loads(self, data):
+            return data
+
+    opts = client_options(env, url)
+    if raw:
+        opts['serializers'] = {'application/json': RawJson(),
+                               'application/vnd.elasticsearch+json': RawJson()}
+    return Elasticsearch(**opts)
+
+
+def url_of(env=None, url=None):
+    '''The Elasticsearch URL the options and environment name.'''
+    env = os.environ if env is None else env
+    return url or env.get('MDXBENCH_ES_URL') or DEFAULT_URL
 
 
 def index_prefix(env=None):

@@ -23,6 +23,7 @@
 '''
 import contextlib
 import dataclasses
+import datetime as dt
 import errno
 import fcntl
 import hashlib
@@ -62,6 +63,9 @@ def template_body(prefix):
         'ingested_at': {'type': 'date'},
         'source_line': {'type': 'long'},
         'meta': {'type': 'flattened', 'ignore_above': 8191},
+        # the same meta as text, kept in _source only (not searchable): what readers
+        # load into the records table (mdxbench.post.store.esread) without parsing it
+        'meta_json': {'type': 'keyword', 'index': False, 'doc_values': False},
     })
     return {
         'index_patterns': [f'{prefix}-*'],
@@ -95,11 +99,21 @@ def flat_meta(meta):
             for k, v in meta.items()}
 
 
-def to_document(rec, path, lineno, meta=None):
+def meta_text(meta):
+    '''The meta as the records table holds it: sorted JSON text, values as the perflog
+    wrote them.'''
+    return json.dumps(meta, sort_keys=True)
+
+
+def to_document(rec, path, lineno, meta=None, meta_json=None):
+    '''The document of one record; ``meta``/``meta_json`` are the line's (one line, one
+    meta for all its records), made here when not given. ``ingested_at`` is set when the
+    document is sent.'''
     doc = {k: rec[k] for k in _KEYWORDS if k in rec}
     doc.update({k: rec[k] for k in _DOUBLES})
     doc['@timestamp'] = rec['completion_time']
     doc['meta'] = meta if meta is not None else flat_meta(rec['meta'])
+    doc['meta_json'] = meta_json if meta_json is not None else meta_text(rec['meta'])
     doc['source_file'] = str(path)
     doc['source_line'] = lineno
     doc['record_id'] = doc_id(rec)
@@ -268,7 +282,7 @@ class Ingestor:
         props = body['template']['mappings']['properties']
         self._call(lambda: self.client.indices.put_mapping(
             index=f'{self.prefix}-*', allow_no_indices=True,
-            properties={'perf_better': props['perf_better']}))
+            properties={k: props[k] for k in ('perf_better', 'meta_json', 'ingested_at')}))
 
     def _call(self, fn):
         '''Call fn, retrying connection errors, 429 and 5xx with exponential backoff
@@ -302,8 +316,12 @@ class Ingestor:
     def _bulk(self, items):
         # The NDJSON body is made here, with orjson when installed (several times faster
         # than the standard json module); the client sends bytes as they are.
+        # ingested_at: when Elasticsearch was asked to store it (by the clock of this
+        # host), what readers extend their local copy by (store.history)
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec='milliseconds')
         lines = []
         for action, doc, *_ in items:
+            doc['ingested_at'] = now
             lines += [_dumps(action), _dumps(doc)]
 
         body = b'\n'.join(lines) + b'\n'
@@ -434,9 +452,10 @@ class Ingestor:
                     self._flush()
 
                 meta = flat_meta(records[0]['meta'])    # one line: the same meta for all
+                meta_json = meta_text(records[0]['meta'])
                 for rec in records:
                     self.counts.records += 1
-                    doc = to_document(rec, path, lineno, meta)
+                    doc = to_document(rec, path, lineno, meta, meta_json)
                     action = {'create': {'_index': index_name(self.prefix, rec),
                                          '_id': doc['record_id']}}
                     self._batch.append((action, doc, path, lineno))

@@ -135,28 +135,6 @@ def from_perflogs(paths, errors=None):
     return frame([_row(r) for r in iter_perflog_records(paths, errors)])
 
 
-def from_elasticsearch(client, prefix, query=None):
-    from elasticsearch import helpers
-
-    rows = []
-    for hit in helpers.scan(client, index=f'{prefix}-*', query={'query': query or {'match_all': {}}},
-                            size=5000, preserve_order=False):
-        d = hit['_source']
-        meta = d.get('meta') or {}
-        tags = meta.get('tags') or '[]'         # the flattened field keeps values as text
-        rows.append({'time': d['@timestamp'], 'system': d['system'], 'partition': d['partition'],
-                     'environ': d['environ'], 'check': series_name(d['display_name']),
-                     'perf_var': d['perf_var'], 'value': d['perf_value'], 'unit': d['perf_unit'],
-                     'better': d.get('perf_better'),
-                     'ref': d.get('perf_ref'), 'lower': d.get('perf_lower_thres'),
-                     'upper': d.get('perf_upper_thres'), 'result': d.get('perf_result'),
-                     'jobid': d['jobid'], 'nodes': _nodes(d.get('nodelist'), meta),
-                     'tags': ','.join(json.loads(tags) if isinstance(tags, str) else tags),
-                     'params': _params(meta), 'meta': json.dumps(meta, sort_keys=True)})
-
-    return frame(rows)
-
-
 def es_fingerprint(client, prefix, system):
     '''What changes when a record of ``system`` is stored: its count and latest ingest time
     (one aggregation, no record read; by ingest time, so a late record counts).'''
@@ -202,20 +180,18 @@ def source_of(paths=None, from_es=False, parquet=None):
 
 def read(paths=None, from_es=False, parquet=None, es_url=None):
     '''(table, errors) from the source a command's options name (:func:`source_of`);
-    Elasticsearch as configured by the environment (:mod:`mdxbench.post.store.esclient`).'''
-    from mdxbench.post.store import esclient
-
-    client = esclient.make_client(url=es_url) if from_es else None
+    Elasticsearch through its local copy (:func:`mdxbench.post.store.history.read`, which
+    says on standard error where the records came from).'''
     errors = []
-    df = load(source_of(paths, from_es, parquet), client, esclient.index_prefix(), errors)
-    return df, errors
+    if from_es:
+        from mdxbench.post.store import history
+
+        return history.read(url=es_url)[0], errors
+    return load(source_of(paths, from_es, parquet), errors), errors
 
 
-def load(source, client=None, prefix=None, errors=None):
-    '''source: 'es', a .parquet file, or perflog files/directories (list).'''
-    if source == 'es':
-        return from_elasticsearch(client, prefix)
-
+def load(source, errors=None):
+    '''source: a .parquet file, or perflog files/directories (list).'''
     if isinstance(source, (str, pathlib.Path)) and str(source).endswith('.parquet'):
         return from_parquet(source)
 

@@ -1,0 +1,269 @@
+'''``mdxbench bench store``: the store at the scale of a year of nightly results, against
+the real Elasticsearch (figures printed; nothing here is a timed test).
+
+The documents are what ``mdxbench ingest`` stores for the captured real perflog line of
+tests/fixtures (HpccStream: six performance variables and the check's meta), replicated as
+``series`` series (four systems, the check parameterised by node) x ``runs`` nightly runs,
+with distinct job ids, times and values.
+
+1. Ingest: ``mdxbench ingest`` of ``records`` records from perflogs, against raw ``_bulk``
+   of the same documents with their bodies built before the clock starts, into the same
+   Elasticsearch (ratio). Target: >= 0.8x.
+2. Cold read: the local copy (:mod:`mdxbench.post.store.history`) built from nothing out
+   of ``series x runs`` records (default 10,000 x 365 = 3.65 M), in a child process whose
+   peak memory is its own; the baseline is the old row path (a scroll into Python dicts,
+   then a table) timed on ``sample`` records in the same run and extrapolated. Targets:
+   <= 60 s and <= 4 GiB.
+3. Incremental read: ``incremental`` (10,000) new records ingested, then the copy brought
+   up to date and read whole. Target: <= 5 s.
+4. Long series: the scans of ``mdxbench bench changes`` (100 x 10,000 and 4 x 250,000 runs).
+'''
+import copy
+import datetime as dt
+import json
+import subprocess
+import sys
+import time
+import uuid
+
+from mdxbench import perflog
+from mdxbench.post.bench.ingest import FIXTURE
+from mdxbench.post.store import ingest as store_ingest
+
+SYSTEMS = ('mdx2', 'laurel', 'aws-pcluster', 'local')
+
+
+def _records():
+    '''The records of the fixture's one real perflog line.'''
+    return perflog.parse_line(FIXTURE.read_text().splitlines()[1])
+
+
+def documents(prefix, nseries, runs, start=0, ingested_at=None, seed=5):
+    '''Yield (action, document) of ``nseries`` series x ``runs`` runs: run r of a series
+    completes on day ``start + r`` of 2025; the records of one run of a node share a line
+    (like a real perflog line), so a series is one (system, node, performance variable).'''
+    import numpy as np
+
+    recs = _records()
+    per_line = len(recs)
+    lines = -(-nseries // per_line)
+    rng = np.random.default_rng(seed + start)
+    scale = rng.uniform(0.5, 1.5, lines)
+    t0 = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    meta = store_ingest.flat_meta(recs[0]['meta'])
+    meta_json = store_ingest.meta_text(recs[0]['meta'])
+    ingested_at = ingested_at or dt.datetime.now(dt.timezone.utc).isoformat()
+    for r in range(start, start + runs):
+        noise = 1 + 0.02 * rng.standard_normal((lines, per_line))
+        day = t0 + dt.timedelta(days=r)
+        for ln in range(lines):
+            system = SYSTEMS[ln % len(SYSTEMS)]
+            node = f'n{ln // len(SYSTEMS):04d}'
+            when = (day + dt.timedelta(seconds=ln)).isoformat()
+            for k, rec in enumerate(recs):
+                if ln * per_line + k >= nseries:
+                    break
+                rec = dict(rec, system=system, completion_time=when, nodelist=[node],
+                           jobid=str(1000000 + r * lines + ln),
+                           display_name=f'HpccStream %node={node}',
+                           perf_value=round(float(rec["perf_value"] * scale[ln] * noise[ln, k]), 4))
+                doc = store_ingest.to_document(rec, f'bench/{system}.log', r + 1, meta,
+                                               meta_json)
+                doc['ingested_at'] = ingested_at
+                yield ({'create': {'_index': store_ingest.index_name(prefix, rec),
+                                   '_id': doc['record_id']}}, doc)
+
+
+def bulk_bodies(docs, per_request=2000):
+    '''NDJSON bodies of ``per_request`` documents each.'''
+    import orjson
+
+    lines, n = [], 0
+    for action, doc in docs:
+        lines += [orjson.dumps(action), orjson.dumps(doc)]
+        n += 1
+        if n == per_request:
+            yield b'\n'.join(lines) + b'\n'
+            lines, n = [], 0
+    if lines:
+        yield b'\n'.join(lines) + b'\n'
+
+
+def send(es, bodies):
+    '''Raw ``_bulk`` of prepared bodies; the number of documents created.'''
+    created = 0
+    for body in bodies:
+        resp = es.bulk(operations=body)
+        if resp['errors']:
+            bad = next(it for it in resp['items'] if next(iter(it.values())).get('error'))
+            raise RuntimeError(f'bulk refused a document: {bad}')
+        created += len(resp['items'])
+    return created
+
+
+def load(es, prefix, nseries, runs, start=0):
+    '''Store the generated documents with raw ``_bulk`` (two requests in flight); the
+    number stored.'''
+    import concurrent.futures
+
+    n = 0
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        futs = []
+        for body in bulk_bodies(documents(prefix, nseries, runs, start)):
+            futs.append(ex.submit(send, es, [body]))
+            if len(futs) > 4:
+                n += futs.pop(0).result()
+        n += sum(f.result() for f in futs)
+    es.indices.refresh(index=f'{prefix}-*')
+    return n
+
+
+def bench_ingest_vs_bulk(es, url, nrecords):
+    '''(ingest s, raw s, records): ``mdxbench ingest`` of a perflog archive, and raw
+    ``_bulk`` of the same documents (bodies built before the clock starts).'''
+    import pathlib
+    import tempfile
+
+    from mdxbench.post.bench import ingest as bench_ingest
+    from mdxbench.post.store.ingest import Ingestor
+
+    a, b = f'mdxbench-bench-{uuid.uuid4().hex[:6]}', f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            total = bench_ingest.make_archive(tmp / 'perflogs', nrecords)
+            f = tmp / 'perflogs' / 'local' / 'debug' / 'HpccStream.log'
+            docs = []
+            for n, line in enumerate(f.read_text().splitlines()[1:], 2):
+                recs = perflog.parse_line(line)
+                meta = store_ingest.flat_meta(recs[0]['meta'])
+                mj = store_ingest.meta_text(recs[0]['meta'])
+                for r in recs:
+                    d = store_ingest.to_document(r, f, n, meta, mj)
+                    d['ingested_at'] = dt.datetime.now(dt.timezone.utc).isoformat()
+                    docs.append(({'create': {'_index': store_ingest.index_name(b, r),
+                                             '_id': d['record_id']}}, d))
+            bodies = list(bulk_bodies(docs, 2000))
+            es.indices.put_index_template(name=b, **store_ingest.template_body(b))
+            t0 = time.perf_counter()
+            raw = send(es, bodies)
+            raw_s = time.perf_counter() - t0
+            ing = Ingestor(es, a, tmp / 'state.json', tmp / 'dead.jsonl', batch_size=2000)
+            t0 = time.perf_counter()
+            counts = ing.run([tmp / 'perflogs'])
+            ing_s = time.perf_counter() - t0
+            assert counts.created == total == raw, (counts, raw)
+    finally:
+        for p in (a, b):
+            drop(es, p)
+    return ing_s, raw_s, total
+
+
+def drop(es, prefix):
+    names = list(es.indices.get(index=f'{prefix}-*', allow_no_indices=True))
+    if names:
+        es.indices.delete(index=','.join(names))
+    es.options(ignore_status=404).indices.delete_index_template(name=prefix)
+
+
+def _child(url, prefix, base, mode):
+    code = f'''
+import json, resource, time
+from mdxbench.post.store import esclient, history, records
+t0 = time.perf_counter()
+if {mode!r} == 'rows':
+    from elasticsearch import helpers
+    import json as j
+    rows = []
+    es = esclient.make_client(url={url!r})
+    for hit in helpers.scan(es, index={prefix!r} + '-*', size=5000, preserve_order=False):
+        d = hit['_source']
+        meta = d.get('meta') or {{}}
+        rows.append({{'time': d['@timestamp'], 'system': d['system'], 'partition': d['partition'],
+                     'environ': d['environ'], 'check': records.series_name(d['display_name']),
+                     'perf_var': d['perf_var'], 'value': d['perf_value'], 'unit': d['perf_unit'],
+                     'better': d.get('perf_better'), 'ref': d.get('perf_ref'),
+                     'lower': d.get('perf_lower_thres'), 'upper': d.get('perf_upper_thres'),
+                     'result': d.get('perf_result'), 'jobid': d['jobid'],
+                     'nodes': records._nodes(d.get('nodelist'), meta),
+                     'tags': ','.join(j.loads(meta.get('tags') or '[]')),
+                     'params': records._params(meta), 'meta': j.dumps(meta, sort_keys=True)}})
+    df = records.frame(rows)
+    out = {{'records': df.height}}
+else:
+    copy = history.Copy({str(base)!r}, {url!r}, {prefix!r})
+    rep = copy.sync(esclient.make_client(url={url!r}, raw=True))
+    df = copy.load()
+    out = {{'records': df.height, 'read': rep.new_records, 'line': rep.line(copy.url, copy.root)}}
+out.update(seconds=time.perf_counter() - t0,
+           peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(json.dumps(out))
+'''
+    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    if res.returncode:
+        raise RuntimeError(f'bench child failed: {res.stderr[-2000:]}')
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main(url, series=10000, runs=365, records=100000, sample_runs=20, incremental=10000,
+         long=True):
+    import tempfile
+
+    from elasticsearch import Elasticsearch
+
+    from mdxbench.post.bench import changes as bench_changes
+    from mdxbench.post.site import text
+
+    es = Elasticsearch(url, request_timeout=300)
+    ok = True
+    ing_s, raw_s, n = bench_ingest_vs_bulk(es, url, records)
+    ratio = raw_s / ing_s
+    print(f'ingest: mdxbench ingest {n:,} records in {ing_s:.2f} s = {n / ing_s:,.0f}/s; raw '
+          f'_bulk of the same documents (bodies built beforehand) {raw_s:.2f} s = '
+          f'{n / raw_s:,.0f}/s; ratio {ratio:.2f}x (target >= 0.8x): '
+          f'{"met" if ratio >= 0.8 else "MISSED"}')
+    ok &= ratio >= 0.8
+
+    prefix = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
+    sample = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
+    try:
+        es.indices.put_index_template(name=prefix, **store_ingest.template_body(prefix))
+        t0 = time.perf_counter()
+        total = load(es, prefix, series, runs)
+        print(f'store: {total:,} records ({series:,} series x {runs} nightly runs) stored '
+              f'with raw _bulk in {time.perf_counter() - t0:.0f} s')
+        es.indices.put_index_template(name=sample, **store_ingest.template_body(sample))
+        nsample = load(es, sample, series, sample_runs)
+        with tempfile.TemporaryDirectory() as base:
+            cold = _child(url, prefix, base, 'copy')
+            rows = _child(url, sample, base, 'rows')
+            per = rows['seconds'] / nsample
+            print(f"cold read: {cold['records']:,} records from Elasticsearch into the local "
+                  f"copy and the table: {cold['seconds']:.1f} s, peak {cold['peak_mib']:.0f} "
+                  f"MiB (targets <= 60 s, <= 4096 MiB)")
+            print(f"  the old row path (scroll into Python dicts, then the table) on "
+                  f"{nsample:,} records: {rows['seconds']:.1f} s, peak {rows['peak_mib']:.0f} "
+                  f"MiB; extrapolated to {total:,}: {per * total:.0f} s "
+                  f"(x{per * total / cold['seconds']:.1f} the new path), about "
+                  f"{rows['peak_mib'] * total / nsample / 1024:.1f} GiB")
+            ok &= cold['seconds'] <= 60 and cold['peak_mib'] <= 4096
+            new = load(es, prefix, incremental, 1, start=runs)
+            inc = _child(url, prefix, base, 'copy')
+            print(f"incremental read after {new:,} new records: {inc['seconds']:.2f} s, "
+                  f"{inc['read']:,} read from Elasticsearch, {inc['records']:,} in the table "
+                  f"(target <= 5 s)")
+            ok &= inc['seconds'] <= 5 and inc['records'] == total + new
+            warm = _child(url, prefix, base, 'copy')
+            print(f"a read with nothing new: {warm['seconds']:.2f} s")
+    finally:
+        drop(es, prefix)
+        drop(es, sample)
+
+    if long:
+        rows, same = bench_changes.long_series()
+        print('long series (2% CV, a quarter of the series with a 10% step):')
+        print(text.render(('series', 'records', 'wall', 'peak', 'change points'), rows))
+        first = float(rows[0][2].split()[0])
+        ok &= first <= 10
+        print(f'target: 100 x 10,000-run series <= 10 s: {"met" if first <= 10 else "MISSED"}')
+    return 0 if ok else 1
