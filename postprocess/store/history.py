@@ -31,6 +31,7 @@ import json
 import os
 import pathlib
 import sys
+import threading
 import time
 
 from mdxbench.post.store import esread, records
@@ -90,6 +91,7 @@ class SyncReport:
 class Copy:
     def __init__(self, base, url, prefix, page=esread.PAGE):
         self.page = page
+        self._lock = threading.Lock()      # partitions are written from two threads
         key = hashlib.sha256(f'{url}\0{prefix}'.encode()).hexdigest()[:12]
         self.root = pathlib.Path(base) / key
         self.url, self.prefix = url, prefix
@@ -131,16 +133,18 @@ class Copy:
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(p.name + '.tmp')
         df.write_parquet(tmp, statistics=True)
-        tmp.replace(p)
-        self.manifest['parts'][index] = {
-            'digest': esread.Digest.of_table(df).as_json(), 'bytes': p.stat().st_size,
-            'systems': sorted(df['system'].unique().to_list())}
-        self._save_manifest()
+        entry = {'digest': esread.Digest.of_table(df).as_json(),
+                 'systems': sorted(df['system'].unique().to_list())}
+        with self._lock:
+            tmp.replace(p)
+            self.manifest['parts'][index] = dict(entry, bytes=p.stat().st_size)
+            self._save_manifest()
 
     def _drop_part(self, index):
-        self.path(index).unlink(missing_ok=True)
-        self.manifest['parts'].pop(index, None)
-        self._save_manifest()
+        with self._lock:
+            self.path(index).unlink(missing_ok=True)
+            self.manifest['parts'].pop(index, None)
+            self._save_manifest()
 
     def forget(self, system=None):
         '''Mark the partitions whose files cannot be read back as missing (they are read
@@ -219,12 +223,16 @@ class Copy:
             since = local.ingested_ms - MARGIN_MS
             new = self._read(client, index, {'range': {'ingested_at': {
                 'gte': since, 'format': 'epoch_millis'}}}, retry_seconds)
-            old = self.read_part(index)
-            new = new.join(old.select('record_id'), on='record_id', how='anti')
-            merged = pl.concat([old, new])
-            if esread.Digest.of_table(merged).same(digest):
-                self._write_part(index, merged)
-                return 'extended', new.height
+            try:
+                old = self.read_part(index)
+            except CopyError:
+                old = None          # broken in place: read whole below
+            if old is not None:
+                new = new.join(old.select('record_id'), on='record_id', how='anti')
+                merged = pl.concat([old, new])
+                if esread.Digest.of_table(merged).same(digest):
+                    self._write_part(index, merged)
+                    return 'extended', new.height
 
         df = self._read(client, index, None, retry_seconds)
         self._write_part(index, df)

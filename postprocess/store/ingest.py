@@ -10,6 +10,9 @@
   the records not acknowledged stay *pending* in the perflogs themselves (the spool), and
   the next run sends them. Items rejected inside a bulk response are retried alone and, if
   still rejected, written to the dead-letter file with the reason.
+* Bulk requests are sent by a thread, the next one queued while the one before is settled
+  (counted, its lines' offsets saved) and the batch after is read: Elasticsearch is never
+  idle waiting for the perflogs to be parsed. Requests are settled in order.
 * A state file remembers, per perflog file, the byte offset up to which Elasticsearch
   acknowledged every record, so a run after a crash sends only the rest.
 * One ingest at a time per state file: a run holds an exclusive lock (``<state>.lock``,
@@ -21,13 +24,17 @@
 * Only core Elasticsearch APIs are used (_bulk, index templates, _count, _refresh): the
   local instance of ci/ has no ingest pipelines, painless or data streams.
 '''
+import collections
+import concurrent.futures
 import contextlib
 import dataclasses
 import datetime as dt
 import errno
 import fcntl
+import functools
 import hashlib
 import json
+import operator
 import os
 import pathlib
 import sys
@@ -78,19 +85,25 @@ def template_body(prefix):
     }
 
 
+_ID_FIELDS = operator.itemgetter('system', 'partition', 'environ', 'check', 'display_name',
+                                 'perf_var', 'jobid', 'completion_time')
+
+
 def doc_id(rec):
     '''What identifies one measurement: system, partition, environ, check (with its
     parameters), performance variable, job id and completion time.'''
-    key = '\x1f'.join(str(rec[k]) for k in ('system', 'partition', 'environ', 'check',
-                                            'display_name', 'perf_var', 'jobid',
-                                            'completion_time'))
+    key = '\x1f'.join(map(str, _ID_FIELDS(rec)))
     return hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
 def index_name(prefix, rec):
-    month = rec['completion_time'][:7].replace('-', '.')
-    system = ''.join(c if c.isalnum() or c in '-_' else '_' for c in rec['system'].lower())
-    return f'{prefix}-{system}-{month}'
+    return _index_name(prefix, rec['system'], rec['completion_time'][:7])
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_name(prefix, system, month):
+    system = ''.join(c if c.isalnum() or c in '-_' else '_' for c in system.lower())
+    return f"{prefix}-{system}-{month.replace('-', '.')}"
 
 
 def flat_meta(meta):
@@ -103,6 +116,40 @@ def meta_text(meta):
     '''The meta as the records table holds it: sorted JSON text, values as the perflog
     wrote them.'''
     return json.dumps(meta, sort_keys=True)
+
+
+#: the fields of a document that are the same for every record of a perflog line
+_LINE_KEYS = ('system', 'partition', 'environ', 'check', 'display_name', 'hashcode', 'jobid',
+              'nodelist', 'result')
+#: and those of each record
+_RECORD_KEYS = tuple(k for k in _KEYWORDS if k not in _LINE_KEYS and k not in
+                     ('record_id', 'source_file')) + _DOUBLES
+
+
+def line_documents(prefix, records, path, lineno):
+    '''(action bytes, document head, document tail) of each record of one perflog line: the
+    document is ``head + b'"ingested_at":"<time>",' + tail``, the fields of
+    :func:`to_document`'s document (keys in another order). What the records share (the
+    meta above all) is serialised once per line, each record's own fields once.'''
+    rec0 = records[0]
+    head = {k: rec0[k] for k in _LINE_KEYS if k in rec0}
+    head.update({'@timestamp': rec0['completion_time'], 'meta': flat_meta(rec0['meta']),
+                 'meta_json': meta_text(rec0['meta']), 'source_file': str(path),
+                 'source_line': lineno})
+    head = _dumps(head)[:-1] + b','         # '{...,' : the record's fields follow
+    out = []
+    for rec in records:
+        rid = doc_id(rec)
+        own = {k: rec[k] for k in _RECORD_KEYS if k in rec}
+        own['record_id'] = rid
+        out.append((_action(index_name(prefix, rec)) + rid.encode() + b'"}}', head,
+                    _dumps(own)[1:]))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _action(index):
+    return b'{"create":{"_index":' + _dumps(index) + b',"_id":"'
 
 
 def to_document(rec, path, lineno, meta=None, meta_json=None):
@@ -246,6 +293,21 @@ def state_lock(state_path, wait, out=sys.stderr):
             fcntl.flock(fp, fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def _fewer_collections():
+    '''Python's cycle collector less often while records are made (millions of small
+    acyclic dicts and tuples, freed batch by batch): it cost 10-15% of the ingest's own
+    time. Restored afterwards.'''
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 100000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 class Ingestor:
     def __init__(self, client, prefix, state_path, dead_letter_path, *, batch_size=1000,
                  retry_seconds=60.0, lock_wait=300.0, out=sys.stderr):
@@ -259,9 +321,11 @@ class Ingestor:
         self.retry_seconds = retry_seconds
         self.out = out
         self.counts = Counts()
-        self._batch = []       # (action, doc, path, lineno)
+        self._batch = []       # (action, doc head, doc tail, record, path, lineno)
         self._marks = []       # (path, offset after line, lineno) for the lines in _batch
         self._offline = None   # why Elasticsearch stopped taking records, once it did
+        self._inflight = collections.deque()   # (future, batch, marks) in sending order
+        self._sender = None    # the thread that sends it, during run()
 
     # --- output ---------------------------------------------------------------------
     def _say(self, msg):
@@ -313,50 +377,82 @@ class Ingestor:
             time.sleep(delay)
             delay = min(delay * 2, 10)
 
-    def _bulk(self, items):
+    def _body(self, items):
         # The NDJSON body is made here, with orjson when installed (several times faster
         # than the standard json module); the client sends bytes as they are.
         # ingested_at: when Elasticsearch was asked to store it (by the clock of this
         # host), what readers extend their local copy by (store.history)
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec='milliseconds')
+        stamp = b'"ingested_at":"' + now.encode() + b'",'
         lines = []
-        for action, doc, *_ in items:
-            doc['ingested_at'] = now
-            lines += [_dumps(action), _dumps(doc)]
+        for action, head, tail, *_ in items:
+            lines += [action, head + stamp + tail]
+        return b'\n'.join(lines) + b'\n'
 
-        body = b'\n'.join(lines) + b'\n'
+    def _send(self, body):
         resp = self._call(lambda: self.client.bulk(operations=body))
         return [next(iter(it.values())) for it in resp['items']]
 
+    def _bulk(self, items):
+        return self._send(self._body(items))
+
     def _flush(self):
-        if not self._batch:
-            if self._marks and not self._offline:
-                for path, offset, lineno in self._marks:
-                    self.state.advance(path, offset, lineno)
-
-                self.state.save()
-
-            self._marks = []
+        '''Hand the batch read so far to the sender thread, then settle the request before
+        it (its results counted, its lines' offsets saved) while this one is sent: the
+        sender always has the next request queued, the next batch is read meanwhile, and
+        the state file never passes a line Elasticsearch has not acknowledged (requests
+        are settled in order).'''
+        batch, marks = self._batch, self._marks
+        self._batch, self._marks = [], []
+        if not batch and not marks:
             return
 
-        if self._offline:
-            self.counts.pending += len(self._batch)
-            self._batch, self._marks = [], []
+        if batch and self._offline:
+            self.counts.pending += len(batch)
             return
 
-        self.counts.sent += len(self._batch)
+        fut = concurrent.futures.Future()
+        if not batch:
+            fut.set_result([])          # lines without records: saved in their turn
+        elif self._sender is None:      # no thread: send now
+            self.counts.sent += len(batch)
+            try:
+                fut.set_result(self._send(self._body(batch)))
+            except Exception as err:
+                fut.set_exception(err)
+        else:
+            self.counts.sent += len(batch)
+            fut = self._sender.submit(self._send, self._body(batch))
+        self._inflight.append((fut, batch, marks))
+        while len(self._inflight) > 1:
+            self._settle()
+
+    def _advance(self, marks):
+        '''Save the offsets after the lines of ``marks`` (in file order): the last line of
+        each file is where the next run starts.'''
+        if not marks:
+            return
+        last = {}
+        for path, offset, lineno in marks:
+            last[path] = (offset, lineno)
+        for path, (offset, lineno) in last.items():
+            self.state.advance(path, offset, lineno)
+        self.state.save()
+
+    def _settle(self):
+        '''Wait for the oldest request in flight and account for it.'''
+        fut, batch, marks = self._inflight.popleft()
         try:
-            results = self._bulk(self._batch)
+            results = fut.result()
         except _Unavailable as err:
             # Nothing of this batch was acknowledged: it stays pending, the state file
             # still points before it, and the rest of the perflogs is only counted.
-            self._offline = str(err)
-            self.counts.pending += len(self._batch)
-            self._batch, self._marks = [], []
+            self._offline = self._offline or str(err)
+            self.counts.pending += len(batch)
             return
 
         retry = []
-        for item, res in zip(self._batch, results):
+        for item, res in zip(batch, results):
             status = res.get('status', 0)
             if status in (200, 201):
                 self.counts.created += 1
@@ -364,6 +460,12 @@ class Ingestor:
                 self.counts.present += 1
             else:
                 retry.append((item, res))
+
+        if self._offline:
+            # a request before this one failed: what this one stored stays stored, but
+            # the offsets stay before the failed lines (the next run finds these present)
+            self.counts.pending += len(retry)
+            return
 
         # Retry the refused items alone, with backoff for 429/5xx
         for n, (item, res) in enumerate(retry):
@@ -373,14 +475,9 @@ class Ingestor:
                 self._offline = str(err)
                 self.counts.pending += len(retry) - n
                 # the lines of this batch are not all acknowledged: keep the old offsets
-                self._batch, self._marks = [], []
                 return
 
-        for path, offset, lineno in self._marks:
-            self.state.advance(path, offset, lineno)
-
-        self.state.save()
-        self._batch, self._marks = [], []
+        self._advance(marks)
 
     def _retry_alone(self, item, first):
         deadline = time.monotonic() + self.retry_seconds
@@ -408,7 +505,8 @@ class Ingestor:
                 self.counts.present += 1
                 return
 
-        _, doc, path, lineno = item
+        *_, rec, path, lineno = item
+        doc = to_document(rec, path, lineno)
         reason = json.dumps(res.get('error', {'status': res.get('status')}))
         self.counts.rejected += 1
         self._say(f'{path}:{lineno}: rejected by Elasticsearch: {reason}')
@@ -451,21 +549,17 @@ class Ingestor:
                 if len(self._batch) + len(records) > self.batch_size:
                     self._flush()
 
-                meta = flat_meta(records[0]['meta'])    # one line: the same meta for all
-                meta_json = meta_text(records[0]['meta'])
-                for rec in records:
-                    self.counts.records += 1
-                    doc = to_document(rec, path, lineno, meta, meta_json)
-                    action = {'create': {'_index': index_name(self.prefix, rec),
-                                         '_id': doc['record_id']}}
-                    self._batch.append((action, doc, path, lineno))
+                docs = line_documents(self.prefix, records, path, lineno)
+                self.counts.records += len(records)
+                self._batch += [(action, head, tail, rec, path, lineno)
+                                for (action, head, tail), rec in zip(docs, records)]
 
                 self._marks.append((path, offset, lineno))
 
     def run(self, paths):
         '''Ingest under the state file's lock (raises LockBusy past ``lock_wait``).'''
         files = perflog_files(paths)
-        with state_lock(self.state_path, self.lock_wait, self.out):
+        with state_lock(self.state_path, self.lock_wait, self.out), _fewer_collections():
             self.state = StateFile(self.state_path)
             return self._run(files)
 
@@ -475,10 +569,18 @@ class Ingestor:
         except _Unavailable as err:
             self._offline = str(err)
 
-        for f in files:
-            self._read_file(f)
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix='bulk') as sender:
+            self._sender = sender
+            try:
+                for f in files:
+                    self._read_file(f)
 
-        self._flush()
+                self._flush()
+                while self._inflight:
+                    self._settle()
+            finally:
+                self._sender = None
+
         if not self._offline:
             try:
                 self._call(lambda: self.client.indices.refresh(
