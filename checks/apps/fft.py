@@ -1,6 +1,7 @@
 # The FFT application kernel of Guidi et al. (FFTW MPI, strong scaling on 1, 2, 4 and 8
 # nodes, median of 10, time split into computation and communication): a 2-D complex FFT
-# of N x N points with one MPI rank per core, built by ReFrame (SingleSource, the
+# of N x N points with one MPI rank per core; N is the paper's 50,000 (40 GB of data)
+# where one node's memory holds it, else 8,192, the size run recorded with the reason, built by ReFrame (SingleSource, the
 # environment's MPI compiler wrapper) from checks/apps/src against the environment's FFTW
 # (Debian's on `local`, the Spack view's `fftw +mpi` elsewhere). Its result is checked
 # against FFTW's own distributed plan before timing.
@@ -13,6 +14,30 @@ from mdxbench.jobsteps import skip_unless_nodes
 from mdxbench.parsers import fft
 
 
+#: Guidi et al.'s size: 50,000 x 50,000 complex doubles
+PAPER_POINTS = 50000
+#: the size where one node cannot hold the paper's
+FALLBACK_POINTS = 8192
+#: bytes the kernel holds per point: the data, the reference of its check, FFTW's buffers
+BYTES_PER_POINT = 48
+#: of a node's memory the kernel may take
+MEMORY_SHARE = 0.7
+
+
+def problem_size(points, facts):
+    '''(N, why): ``points`` when set, else the paper's N where one node's memory holds it
+    (the same N on every node count: strong scaling), else :data:`FALLBACK_POINTS`.'''
+    if points:
+        return points, 'set (-S points)'
+    need = BYTES_PER_POINT * PAPER_POINTS ** 2
+    mem = facts.get('memory_gib')
+    if mem and need <= MEMORY_SHARE * mem * 2 ** 30:
+        return PAPER_POINTS, 'the paper\'s'
+    have = f'one node has {mem} GiB' if mem else 'the memory of a node is not in its facts'
+    return FALLBACK_POINTS, (f'the paper\'s {PAPER_POINTS:,}^2 needs '
+                             f'{need / 2 ** 30:.0f} GiB at most {MEMORY_SHARE:.0%} of a node: {have}')
+
+
 @rfm.simple_test
 class FftwMpi2d(MdxBenchBuiltTest, FftKernelBuild):
     descr = '2-D complex FFT with FFTW MPI: computation and communication (transpose) times'
@@ -20,8 +45,9 @@ class FftwMpi2d(MdxBenchBuiltTest, FftKernelBuild):
     bench_name = 'fftw-mpi-bench'
     parser = staticmethod(fft.parse)
     num_nodes = parameter([1, 2, 4, 8])
-    #: points per dimension, the same for every node count (strong scaling)
-    points = variable(int, value=8192)
+    #: points per dimension, the same for every node count (strong scaling); None: the
+    #: paper's where one node holds it (:meth:`problem_size`)
+    points = variable(int, type(None), value=None)
     repeats = variable(int, value=10)
     #: ranks per node (0: the partition's cores)
     tasks_per_node = variable(int, value=0)
@@ -42,7 +68,9 @@ class FftwMpi2d(MdxBenchBuiltTest, FftKernelBuild):
         self.num_tasks = tpn * self.num_nodes
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = 1
-        self.executable_opts = [str(self.points), str(self.repeats)]
+        n, why = problem_size(self.points, partition_facts(self.current_partition))
+        self.mdx_extra = dict(self.mdx_extra, points_paper=PAPER_POINTS, points_rule=why)
+        self.executable_opts = [str(n), str(self.repeats)]
 
     def derive(self, results):
         if results['ranks'] != self.num_tasks:
@@ -50,4 +78,4 @@ class FftwMpi2d(MdxBenchBuiltTest, FftKernelBuild):
                              f'{self.num_tasks}')
         self.mdx_extra = dict(self.mdx_extra, n=results['n'], fftw=results['version'],
                               check_rel_err=results['check_rel_err'],
-                              total_s=results['total_s'])
+                              total_s=results['total_s'], thp_system=results['thp_system'])

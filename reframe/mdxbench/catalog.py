@@ -33,11 +33,12 @@ def check_classes(checks_dir=None):
 
 def describe(cls):
     '''``{'perf_vars': {name: unit}, 'better': {name: 'higher'|'lower'},
-    'params': {name: tuple of values}}``.'''
+    'params': {name: tuple of values}, 'conditions': what its references must state}``.'''
     table = cls.perf_table.default_value if hasattr(cls.perf_table, 'default_value') \
         else cls.perf_table
     return {
         'perf_vars': {name: unit for name, (_, unit, _) in table.items()},
         'better': {name: better for name, (_, _, better) in table.items()},
         'params': {p: tuple(v.values) for p, v in cls.param_space.params.items()},
+        'conditions': tuple(getattr(cls, 'reference_conditions', ())),
     }

@@ -64,6 +64,9 @@ def skip_unless_nodes(test, needed, what='this run'):
 
 
 class ClientServerTest(MdxBenchTest):
+    #: what every reference of a network figure states (references.CONDITIONS): virtio
+    #: multiqueue changes both throughput and latency in the paper
+    reference_conditions = ('multiqueue',)
     #: same-node: client and server in one node (one VM); two-nodes: on two nodes
     placement = parameter(['same-node', 'two-nodes'])
 

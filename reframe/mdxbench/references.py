@@ -10,7 +10,15 @@ Layout of a file::
           lower: -0.15              # thresholds as fractions of value (ReFrame's convention);
           upper: null               #   null = unbounded
           when: {streams: 16}       # optional: parameter values this entry applies to
-          source: 'seeds/002 Table 1'   # required: paper and table, or "measured on DATE at COMMIT"
+          conditions: {multiqueue: true}  # what the figure was measured under that the
+                                    #   partition must also have (:data:`CONDITIONS`)
+          source: '002 Table 1'     # required: paper and table or section, or "measured on
+                                    #   DATE at COMMIT"
+
+A check lists in ``reference_conditions`` the conditions every reference of it must state
+(the network checks: ``multiqueue``); the reference tests compare each stated condition with
+the facts of the entry's partition, so a figure measured under other conditions than the
+partition runs cannot stand as its reference.
 
 A check gets the entries for its class and parameters as ReFrame's ``reference``
 dictionary; a system with no entry reports its value with "no reference" and does not fail.
@@ -25,7 +33,20 @@ from mdxbench import REPO_ROOT
 
 _Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
-_FIELDS = {'var', 'value', 'unit', 'lower', 'upper', 'when', 'source'}
+_FIELDS = {'var', 'value', 'unit', 'lower', 'upper', 'when', 'conditions', 'source'}
+
+#: the conditions a reference may state, with how a partition's facts
+#: (``extras.facts`` of its site configuration) answer each
+CONDITIONS = {
+    # virtio-net multiqueue: the paper's network figures differ with it (sec. 3.2.2:
+    # 74 us TCP_RR across hosts without, 85 us with); Nova gives one queue pair per vCPU
+    'multiqueue': lambda facts: int(((facts or {}).get('nic') or {}).get('queues') or 1) > 1,
+}
+
+
+def condition_of(name, facts):
+    '''The value of condition ``name`` on a partition with these facts.'''
+    return CONDITIONS[name](facts)
 
 
 class ReferenceError(Exception):
@@ -91,6 +112,13 @@ def _load_files(files):
                         v = item.get(b)
                         if v is not None and not (isinstance(v, (int, float)) and -1 <= v <= 10):
                             raise ReferenceError(f'{f}: {key}.{b}: expected a fraction or null')
+
+                    cond = item.get('conditions') or {}
+                    if not isinstance(cond, dict) or set(cond) - set(CONDITIONS) or \
+                            not all(isinstance(v, bool) for v in cond.values()):
+                        raise ReferenceError(
+                            f'{f}: {key}.conditions: expected true/false for any of '
+                            f'{sorted(CONDITIONS)}, got {cond!r}')
 
                     if ':' not in str(target):
                         raise ReferenceError(f'{f}: {key}: target must be system:partition')

@@ -93,6 +93,10 @@ def test_inter_node_checks_produce_values(cluster, work):
         assert r['perf_value'] > 0, r
         assert len(set(r['nodelist'])) == 2 and set(r['nodelist']) <= set(NODES), r
         assert r['meta']['nic_dev'] == 'eth0'      # the node's veth, not loopback
+    # the client started at the common start time, its ramp-up left out (-O 2)
+    agg = [r for r in two if r['check'].startswith('Iperf3Aggregate')]
+    assert agg and all(r['meta']['omit_s'] == 2 and r['meta']['start_spread_s'] == 0
+                       for r in agg), agg
 
     # the FFT kernel strong-scales from one node to two: the transpose crosses the bridge
     fft = {r['meta']['num_nodes']: r for r in recs

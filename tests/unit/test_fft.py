@@ -40,3 +40,18 @@ def test_other_output(fixture_text):
         fft.parse('')
     with pytest.raises(ParseError, match='header'):
         fft.parse(fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out'))
+
+
+def test_pages_line_thp_and_perf_counting(fixture_text):
+    '''The kernel says the system's THP mode, whether it opted out (MDXBENCH_THP=off) and
+    whether perf counted the timed phases only; output of kernels before that line has
+    none of it.'''
+    old = fft.parse(fixture_text(GOOD))
+    assert (old['thp_system'], old['thp_process'], old['perf_counting']) == (None,) * 3
+    mpi = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np2-n2048-pages.out'))
+    assert (mpi['thp_system'], mpi['thp_process'], mpi['perf_counting']) == \
+        ('madvise', 'system', 'none')
+    timed = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-timed.out'))
+    assert (timed['thp_system'], timed['thp_process'], timed['perf_counting']) == \
+        ('madvise', 'off', 'timed-phases')
+    assert (timed['n'], timed['ranks'], timed['reps']) == (1024, 1, 3)

@@ -113,6 +113,22 @@ def test_iperf3_pairs_aggregate(fixture_text):
 
     with pytest.raises(ParseError, match='clients did not run'):
         iperf3.parse_pairs('mdxbench-nic: dev=lo\n')
+    # two captures one after the other (3 s apart): their clients did not start together
+    assert r['start_spread_s'] == abs(ra['start_s'] - rb['start_s']) == 3
+    assert r['omit_s'] == 0
+
+
+def test_iperf3_ramp_up_omitted(fixture_text):
+    '''-O 1: iperf3 leaves the first second out of the result (the interval it marks
+    omitted), and says so in test_start.'''
+    text = fixture_text('iperf3/iperf3-3.12-loopback-Z-P2-O1.json')
+    r = iperf3.parse(text)
+    data = json.loads(text)
+    assert r['omit'] == 1 and r['streams'] == 2 and r['duration'] == 2
+    assert [i['sum']['omitted'] for i in data['intervals']] == [True, False, False]
+    assert r['start_s'] == data['start']['timestamp']['timesecs']
+    p = iperf3.parse_pairs(f'### mdxbench iperf3 pair 0\n{text}\n')
+    assert (p['omit_s'], p['start_spread_s'], p['pairs']) == (1, 0, 1)
 
 
 def test_netperf_version_and_selectors(fixture_text):

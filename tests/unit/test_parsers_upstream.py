@@ -64,6 +64,7 @@ def test_ior_text(upstream_output):
     assert r['write_gbs'] == pytest.approx(2897.24 * 2**20 / 1e9)
     assert r['read_gbs'] == pytest.approx(39788.85 * 2**20 / 1e9)
     assert r['tasks'] == 2 and r['repetitions'] == 3
+    assert (r['tasks_per_node'], r['segments'], r['aggregate_bytes']) == (2, 64, 128 * 2**20)
     assert '-w -r -C -g -i 3' in r['command']
 
 
@@ -72,6 +73,7 @@ def test_ior_json(upstream_output):
     assert r['access'] == 'single-shared-file' and r['repetitions'] == 2
     assert r['write_gbs'] == pytest.approx(2199.9931 * 2**20 / 1e9)
     assert (r['nodes'], r['reorder'], r['odirect']) == (1, True, False)
+    assert (r['tasks_per_node'], r['segments'], r['aggregate_bytes']) == (2, 64, 128 * 2**20)
 
 
 @pytest.mark.parametrize('name', ['ior-4.0.0-posix-fpp.out', 'ior-4.0.0-posix-shared-json.out'])
@@ -86,6 +88,11 @@ def test_ior_one_node_read_is_the_page_cache(upstream_output, name):
     assert ior.read_not_from_storage(dict(r, odirect=True)) is None
     assert ior.read_not_from_storage(dict(r, nodes=2)) is None
     assert ior.read_not_from_storage(dict(r, nodes=2, reorder=False)) is not None
+    # without O_DIRECT on one node: a storage figure only when the node wrote at least
+    # twice its memory (128 MiB written here: a node of 64 MiB, not one of 65)
+    assert ior.read_not_from_storage(r, node_memory_bytes=64 * 2**20) is None
+    why = ior.read_not_from_storage(r, node_memory_bytes=65 * 2**20)
+    assert why and 'less than twice its' in why
 
 
 @pytest.mark.parametrize('name,marker,message', [

@@ -25,3 +25,16 @@ def test_not_perf_output(fixture_text):
         perfstat.parse(text[:text.index('<not supported>')])   # cut after the header
     with pytest.raises(ParseError, match='line 1: expected "value,unit,event'):
         perfstat.parse(fixture_text('sockperf/sockperf-3.7-ping-pong-tcp.out'))
+
+
+def test_timed_phases_only(fixture_text):
+    '''perf-timed.sh around the kernel (counters on only while a repetition is timed): the
+    task clock is the three timed repetitions (about their 17.3 ms total), and no page
+    fault happens there (the arrays were touched by planning and the check); the whole
+    program under perf (the older capture) counted 13,573.'''
+    from mdxbench.parsers import fft
+
+    r = perfstat.parse(fixture_text('perf/perf-6.1-stat-x-fft-timed-phases-novpmu.csv'))
+    k = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-timed.out'))
+    assert r['events']['page-faults'] == 0
+    assert r['events']['task-clock'] == pytest.approx(1000 * sum(k['total_s']), rel=0.1)

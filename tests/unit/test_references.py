@@ -18,10 +18,12 @@ def checks():
 
 
 def _targets():
-    out = set()
+    '''{system:partition: its facts} of the site configurations.'''
+    out = {}
     for f in sitecfg.system_files(SITE):
         data = sitecfg.load_yaml(f)
-        out.update(f"{data['name']}:{p['name']}" for p in data['partitions'])
+        out.update({f"{data['name']}:{p['name']}": (p.get('extras') or {}).get('facts') or {}
+                    for p in data['partitions']})
 
     return out
 
@@ -52,6 +54,17 @@ def validate(entries, checks, targets):
                 errors.append(f"{where}: parameter {k}={v!r} is not among "
                               f"{list(info['params'][k])}")
 
+        cond = e.get('conditions') or {}
+        for k in info['conditions']:
+            if k not in cond:
+                errors.append(f"{where}: states no {k!r} condition ({e['check']} figures "
+                              f"depend on it)")
+        for k, v in cond.items():
+            has = references.condition_of(k, targets.get(e['target']))
+            if e['target'] in targets and has != v:
+                errors.append(f"{where}: the figure was measured with {k}={v}, the "
+                              f"partition {e['target']} runs with {k}={has}")
+
         if not str(e['source']).strip():
             errors.append(f'{where}: empty source')
 
@@ -64,25 +77,68 @@ def test_reference_files_name_only_what_exists(checks):
     assert validate(entries, checks, _targets()) == []
 
 
-def test_every_paper_figure_is_printed_in_its_paper():
-    """Each reference taken from a paper (source "NNN ...") is a figure that paper prints:
-    its value (or, for MiB/s, the GiB/s the paper gives) is in the text of seeds/NNN_*.txt.
-    A typo in a reference, or a figure attributed to the wrong paper, fails here."""
+def _sections(text):
+    '''{"3.2.2": text of that section (to the next heading)} of a paper's text.'''
+    out, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r'(\d(?:\.\d)+) [A-Z][a-z]', line)
+        if m:
+            current = m.group(1)
+        if current:
+            out[current] = out.get(current, '') + line + '\n'
+    return out
+
+
+def paper_errors(entries, seeds):
+    '''What is wrong with the sources of entries taken from the papers: a figure must be
+    printed in the paper its source names ("002", or "002/000": either), and in the section
+    it names ("sec. 3.2.2"), not only somewhere in it.'''
+    errors = []
+    for e in entries:
+        m = re.match(r'(\d{3}(?:/\d{3})*)', str(e['source']))
+        if not m:
+            errors.append(f"{e['key']}: source does not name a paper: {e['source']!r}")
+            continue
+        v = e['value']
+        cands = {f'{v:g}'} | ({f'{v / 1024:g}'} if e['unit'] == 'MiB/s' else set())
+        sec = re.search(r'sec\. (\d(?:\.\d)+)', str(e['source']))
+        texts = []
+        for paper in m.group(1).split('/'):
+            text = seeds[paper]
+            texts.append(_sections(text).get(sec.group(1), '') if sec else text)
+        if not any(re.search(r'(?<![\d.])' + re.escape(c) + r'(?!\d)', t)
+                   for c in cands for t in texts):
+            where = f"section {sec.group(1)} of paper {m.group(1)}" if sec else \
+                f"paper {m.group(1)}"
+            errors.append(f"{e['key']} = {v} {e['unit']} not in {where}")
+    return errors
+
+
+def _seeds():
     seeds_dir = ROOT.parent / 'shared' / 'seeds'
     if not seeds_dir.is_dir():
         pytest.skip(f'{seeds_dir} is absent (a user\'s clone): the papers are not there')
-    seeds = {p.name[:3]: p.read_text() for p in seeds_dir.glob('*.txt')}
-    missing = []
+    return {p.name[:3]: p.read_text() for p in seeds_dir.glob('*.txt')}
+
+
+def test_every_paper_figure_is_printed_in_its_paper():
+    """Each reference taken from a paper (source "NNN ...") is a figure that paper prints:
+    its value (or, for MiB/s, the GiB/s the paper gives) is in the text of seeds/NNN_*.txt,
+    in the section the source names. A typo in a reference, a figure attributed to the
+    wrong paper or section, fails here."""
     entries = references.load()
-    for e in entries:
-        m = re.match(r'(\d{3})', str(e['source']))
-        assert m, f"{e['file']}: {e['key']}: source does not name a paper: {e['source']!r}"
-        v = e['value']
-        cands = {f'{v:g}'} | ({f'{v / 1024:g}'} if e['unit'] == 'MiB/s' else set())
-        text = seeds[m.group(1)]
-        if not any(re.search(r'(?<![\d.])' + re.escape(c) + r'(?!\d)', text) for c in cands):
-            missing.append(f"{e['key']} = {v} {e['unit']} not in paper {m.group(1)}")
-    assert len(entries) >= 20 and missing == []
+    assert len(entries) >= 20 and paper_errors(entries, _seeds()) == []
+
+
+@pytest.mark.parametrize('source,message', [
+    ('002 sec. 3.2.3 text: 16 streams', 'not in section 3.2.3 of paper 002'),
+    ('003 sec. 3.2.2 text', 'not in section 3.2.2 of paper 003'),
+    ('the paper', 'source does not name a paper'),
+])
+def test_a_figure_cited_from_the_wrong_section_is_caught(source, message):
+    e = next(e for e in references.load() if e['check'] == 'Iperf3Throughput')
+    errors = paper_errors([dict(e, source=source)], _seeds())
+    assert any(message in x for x in errors), errors
 
 
 @pytest.mark.parametrize('mutate,message', [
@@ -97,6 +153,12 @@ def test_every_paper_figure_is_printed_in_its_paper():
      "has no parameter 'depth'"),
     (lambda d: d['MklLinpackShm']['mdx2:vc16m32g'][0].update(unit='TFLOPS'),
      "unit 'TFLOPS', the check reports 'GFLOPS'"),
+    # the paper's 74 us is without multiqueue; the mdx2 partitions run with it
+    (lambda d: d['NetperfTcpRR']['mdx2:vc16m32g'][0].update(value=74,
+                                                            conditions={'multiqueue': False}),
+     'measured with multiqueue=False, the partition mdx2:vc16m32g runs with multiqueue=True'),
+    (lambda d: d['NetperfTcpRR']['mdx2:vc16m32g'][0].pop('conditions'),
+     "states no 'multiqueue' condition"),
 ])
 def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     data = yaml.safe_load((SITE / 'references' / 'papers.yaml').read_text())
@@ -111,6 +173,10 @@ def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     ({'var': 'x', 'value': -1, 'unit': 'u', 'source': 's'}, 'positive number'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'lower': 'low'}, 'fraction'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'tolerance': 1}, 'unknown field'),
+    ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multique': True}},
+     "conditions: expected true/false for any of ['multiqueue']"),
+    ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multiqueue': 'on'}},
+     'conditions: expected true/false'),
 ])
 def test_malformed_entries_name_file_and_key(tmp_path, entry, message):
     (tmp_path / 'r.yaml').write_text(yaml.safe_dump({'C': {'s:p': [entry]}}))

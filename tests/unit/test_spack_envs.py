@@ -127,3 +127,20 @@ def test_spack_build_script_refuses_unknown_system_and_missing_spack():
         res = subprocess.run(['bash', str(ROOT / 'ci' / 'spack-build.sh'), 'mdx2'],
                              capture_output=True, text=True)
         assert res.returncode != 0 and 'spack is not on PATH' in res.stderr
+
+
+def test_stream_arrays_past_2_gib_are_built_with_the_medium_code_model():
+    '''Guidi et al.'s STREAM size (120 M elements of 8 bytes, three static arrays: 2.7 GiB)
+    links only with -mcmodel=medium: the spec that builds it must say so, and keep the size.'''
+    import yaml
+
+    defs = yaml.safe_load((SPACK / 'common' / 'definitions.yaml').read_text())['definitions']
+    specs = [s for d in defs for name, lst in d.items() if name != 'when' for s in lst
+             if str(s).startswith('stream@')]
+    assert len(specs) == 1, specs
+    spec = spackcheck.parse_spec(specs[0])[0]
+    variants = dict(spec['variants'])
+    size = int(variants['stream_array_size'])
+    assert size == 120_000_000                          # the paper's arrays
+    assert 3 * size * 8 > 2 ** 31
+    assert '-mcmodel=medium' in variants.get('cflags', '').split(), specs[0]

@@ -11,14 +11,58 @@
  * fftw_mpi_plan_dft_2d: a relative error above 1e-9 makes the program fail.
  *
  * Usage: fftw-mpi-bench N REPEATS
- * Output (rank 0): a header, one "rep" line per repetition with the slowest rank's phase
- * times, then a "summary" line with the medians (key=value pairs, times in seconds).
+ * Output (rank 0): a header, a "pages" line, one "rep" line per repetition with the
+ * slowest rank's phase times, then a "summary" line with the medians (key=value pairs,
+ * times in seconds).
+ *
+ * Environment:
+ *   MDXBENCH_THP=off   opt this process out of transparent huge pages (PR_SET_THP_DISABLE,
+ *                      no privilege needed): Guidi et al. counted page faults of 4 KiB pages
+ *   MDXBENCH_PERF_CTL_FD, MDXBENCH_PERF_ACK_FD
+ *                      the file descriptors of `perf stat --control fd:CTL,ACK` (events
+ *                      started disabled, -D -1): the counters are switched on for the timed
+ *                      phases of each repetition only, not for planning, filling and the
+ *                      correctness check
  */
 #include <fftw3-mpi.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static int perf_ctl = -1, perf_ack = -1;
+
+/* Tell perf stat to switch its counters on or off, and wait for its acknowledgement. */
+static void perf_counting(const char *command)
+{
+    char buf[16];
+    if (perf_ctl < 0)
+        return;
+    if (write(perf_ctl, command, strlen(command)) < 0 || read(perf_ack, buf, sizeof buf) <= 0) {
+        fprintf(stderr, "fftw-mpi-bench: perf control: no acknowledgement of %s", command);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+/* The system's transparent huge page mode: the bracketed word of the sysfs file. */
+static void thp_system(char *out, size_t len)
+{
+    char buf[256];
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f)
+        return;
+    if (fgets(buf, sizeof buf, f)) {
+        char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
+        if (l && r) {
+            *r = '\0';
+            snprintf(out, len, "%s", l + 1);
+        }
+    }
+    fclose(f);
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -57,6 +101,15 @@ int main(int argc, char **argv)
     }
     const ptrdiff_t n = atol(argv[1]);
     const int reps = atoi(argv[2]);
+    const char *thp = getenv("MDXBENCH_THP");
+    if (thp && strcmp(thp, "off") == 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) {
+        fprintf(stderr, "fftw-mpi-bench: PR_SET_THP_DISABLE failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (getenv("MDXBENCH_PERF_CTL_FD") && getenv("MDXBENCH_PERF_ACK_FD")) {
+        perf_ctl = atoi(getenv("MDXBENCH_PERF_CTL_FD"));
+        perf_ack = atoi(getenv("MDXBENCH_PERF_ACK_FD"));
+    }
     if (n < 2 * nranks) {
         if (rank == 0)
             fprintf(stderr, "fftw-mpi-bench: N=%td leaves some of the %d ranks without 2 rows\n",
@@ -101,9 +154,15 @@ int main(int argc, char **argv)
     double rel = gnorm > 0 ? gerr / gnorm : gerr;
     MPI_Bcast(&rel, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
-    if (rank == 0)
+    if (rank == 0) {
+        char mode[32];
+        thp_system(mode, sizeof mode);
         printf("fftw-mpi-bench fftw=%s n=%td ranks=%d reps=%d check_rel_err=%.3e\n",
                fftw_version, n, nranks, reps, rel);
+        printf("pages thp_system=%s thp_process=%s perf_counting=%s\n", mode,
+               prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 ? "off" : "system",
+               perf_ctl >= 0 ? "timed-phases" : "none");
+    }
     if (!(rel < 1e-9)) {
         if (rank == 0)
             fprintf(stderr, "fftw-mpi-bench: wrong result, relative error %.3e\n", rel);
@@ -115,6 +174,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         fill(a, rows0, first0, n);
         MPI_Barrier(MPI_COMM_WORLD);
+        perf_counting("enable\n");
         double t0 = MPI_Wtime();
         fftw_execute(rows_before);
         double t1 = MPI_Wtime();
@@ -122,6 +182,7 @@ int main(int argc, char **argv)
         double t2 = MPI_Wtime();
         fftw_execute(rows_after);
         double t3 = MPI_Wtime();
+        perf_counting("disable\n");
         double mine[3] = {(t1 - t0) + (t3 - t2), t2 - t1, t3 - t0}, slowest[3];
         MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0) {

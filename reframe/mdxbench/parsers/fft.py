@@ -7,6 +7,7 @@ from . import ParseError, require
 
 _HEAD = re.compile(r'^fftw-mpi-bench fftw=(\S+) n=(\d+) ranks=(\d+) reps=(\d+) '
                    r'check_rel_err=(\S+)\s*$', re.M)
+_PAGES = re.compile(r'^pages thp_system=(\S+) thp_process=(\S+) perf_counting=(\S+)\s*$', re.M)
 _REP = re.compile(r'^rep=(\d+) compute_s=(\S+) comm_s=(\S+) total_s=(\S+)\s*$', re.M)
 _SUMMARY = re.compile(r'^summary n=(\d+) ranks=(\d+) reps=(\d+) median_compute_s=(\S+) '
                       r'median_comm_s=(\S+) median_total_s=(\S+) gflops=(\S+)\s*$', re.M)
@@ -14,8 +15,11 @@ _SUMMARY = re.compile(r'^summary n=(\d+) ranks=(\d+) reps=(\d+) median_compute_s
 
 def parse(text):
     '''``{'version', 'n', 'ranks', 'reps', 'check_rel_err', 'median_compute_s',
-    'median_comm_s', 'median_total_s', 'gflops', 'comm_percent', 'total_s'}`` (the
-    last: every repetition's total, for the spread).'''
+    'median_comm_s', 'median_total_s', 'gflops', 'comm_percent', 'total_s', 'thp_system',
+    'thp_process', 'perf_counting'}`` (``total_s``: every repetition's total, for the
+    spread; the last three from the "pages" line, None in output of kernels before it:
+    the system's transparent huge page mode, ``off`` where the process opted out, and
+    ``timed-phases`` where perf counted the timed phases only).'''
     require(text and text.strip(), 'fftw-mpi-bench output is empty')
     err = re.search(r'^fftw-mpi-bench: .*$', text, re.M)
     require(not err, f'the kernel refused to run or failed: {err.group(0) if err else ""}')
@@ -43,4 +47,6 @@ def parse(text):
         'median_comm_s': comm, 'median_total_s': total, 'gflops': gflops,
         'comm_percent': 100.0 * comm / (comp + comm) if comp + comm > 0 else 0.0,
         'total_s': [float(m.group(4)) for m in reps_seen],
+        **dict(zip(('thp_system', 'thp_process', 'perf_counting'),
+                   pages.groups() if (pages := _PAGES.search(text)) else (None,) * 3)),
     }

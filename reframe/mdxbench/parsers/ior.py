@@ -9,7 +9,8 @@ MIB = 1024 * 1024
 
 
 def parse(text):
-    '''``{'version', 'command', 'access', 'tasks', 'repetitions', 'write_gbs', 'read_gbs',
+    '''``{'version', 'command', 'access', 'nodes', 'tasks', 'tasks_per_node', 'segments',
+    'aggregate_bytes', 'repetitions', 'reorder', 'odirect', 'write_gbs', 'read_gbs',
     'write_mean_gbs', 'read_mean_gbs'}`` (operations not run are absent).'''
     require(text and text.strip(), 'IOR output is empty')
     if text.lstrip().startswith('{'):
@@ -42,6 +43,9 @@ def parse(text):
             out[f'{parts[0]}_gbs'] = float(row['Max(MiB)']) * MIB / 1e9
             out[f'{parts[0]}_mean_gbs'] = float(row['Mean(MiB)']) * MIB / 1e9
             out['tasks'] = int(row['#Tasks'])
+            out['tasks_per_node'] = int(row['tPN'])
+            out['segments'] = int(row['segcnt'])
+            out['aggregate_bytes'] = float(row['aggs(MiB)']) * MIB
             out['repetitions'] = int(row['reps'])
             out['reorder'] = bool(int(row['reord']))
         except (KeyError, ValueError) as err:
@@ -80,6 +84,9 @@ def _parse_json(text):
             out[f'{op}_gbs'] = float(row['bwMaxMIB']) * MIB / 1e9
             out[f'{op}_mean_gbs'] = float(row['bwMeanMIB']) * MIB / 1e9
             out['tasks'] = int(row['numTasks'])
+            out['tasks_per_node'] = int(row['tasksPerNode'])
+            out['segments'] = int(row['segmentCount'])
+            out['aggregate_bytes'] = float(row['xsizeMiB']) * MIB
             out['repetitions'] = int(row['repetitions'])
         except (KeyError, TypeError, ValueError) as err:
             raise ParseError(f'IOR JSON summary entry for {op}: missing or bad {err}') from None
@@ -93,19 +100,28 @@ def _with_direct(out):
     return out
 
 
-def read_not_from_storage(parsed):
+def read_not_from_storage(parsed, node_memory_bytes=None):
     """Why the read bandwidth of this run cannot be a storage figure, or None when it is.
 
-    IOR reads back what it wrote. The read reaches storage only when the page cache of the
-    writing node cannot serve it: with O_DIRECT (``--posix.odirect``), or when ``-C``
+    IOR reads back what it wrote. The read reaches storage when the page cache of the
+    writing node cannot serve it: with O_DIRECT (``--posix.odirect``); when ``-C``
     (reorderTasks) makes every rank read what a rank of *another* node wrote, which needs
-    at least two nodes (-C shifts ranks by one node's worth of tasks)."""
+    at least two nodes (-C shifts ranks by one node's worth of tasks); or when each node
+    wrote at least twice its memory (``node_memory_bytes``), so that the start of the file
+    is long evicted when the sequential read begins (mdx I's runs without O_DIRECT: 8 GiB
+    per rank)."""
     if 'read_gbs' not in parsed or parsed['odirect']:
         return None
     if parsed['reorder'] and parsed['nodes'] >= 2:
         return None
+    per_node = parsed.get('aggregate_bytes', 0) / max(1, parsed['nodes'])
+    if node_memory_bytes and per_node >= 2 * node_memory_bytes:
+        return None
     return (f'IOR read back on {parsed["nodes"]} node(s) '
             + ('with -C' if parsed['reorder'] else 'without -C')
-            + ' and without O_DIRECT: every rank read what its own node had just written, '
-            'so the read figure ({:.1f} GB/s) is the page cache, not storage; run with '
-            '--posix.odirect or on two or more nodes with -C'.format(parsed['read_gbs']))
+            + ' and without O_DIRECT, {:.1f} GiB written per node'.format(per_node / 2 ** 30)
+            + (' (less than twice its {:.0f} GiB of memory)'.format(node_memory_bytes / 2 ** 30)
+               if node_memory_bytes else '')
+            + ': every rank read what its own node had just written, so the read figure '
+            '({:.1f} GB/s) is the page cache, not storage; run with --posix.odirect, on two '
+            'or more nodes with -C, or with more segments'.format(parsed['read_gbs']))

@@ -6,7 +6,9 @@ from . import ParseError, require
 
 def parse(text):
     '''``{'version', 'streams', 'zerocopy', 'sent_gbps', 'received_gbps', 'retransmits',
-    'duration'}``. ``received_gbps`` is what the server got: the throughput.'''
+    'duration', 'omit', 'start_s'}``. ``received_gbps`` is what the server got: the
+    throughput (over ``duration`` seconds, after the ``omit`` seconds of ramp-up iperf3
+    leaves out with ``-O``); ``start_s`` is when the client started (epoch seconds).'''
     require(text and text.strip(), 'iperf3 output is empty')
     try:
         data = json.loads(text[text.find('{'):])
@@ -30,13 +32,17 @@ def parse(text):
             'sent_gbps': float(end['sum_sent']['bits_per_second']) / 1e9,
             'received_gbps': float(end['sum_received']['bits_per_second']) / 1e9,
             'retransmits': int(end['sum_sent'].get('retransmits', 0)),
+            'omit': int(ts.get('omit', 0)),
+            'start_s': int(start['timestamp']['timesecs']),
         }
     except (KeyError, TypeError, ValueError) as err:
         raise ParseError(f'iperf3 JSON lacks {err}') from None
 
 
 def parse_pairs(text):
-    '''Several clients' JSON, each after "### mdxbench iperf3 pair I": the aggregate.'''
+    '''Several clients' JSON, each after "### mdxbench iperf3 pair I": the aggregate, and
+    how far apart the clients started (``start_spread_s``, whole seconds as iperf3 records
+    them): pairs meant to run together that did not are no aggregate.'''
     import re
 
     parts = re.split(r'^### mdxbench iperf3 pair (\d+)\s*$', text or '', flags=re.M)
@@ -46,4 +52,6 @@ def parse_pairs(text):
     return {'version': ','.join(sorted(versions)), 'pairs': len(pairs),
             'aggregate_gbps': sum(p['received_gbps'] for p in pairs),
             'per_pair_gbps': [p['received_gbps'] for p in pairs],
-            'min_pair_gbps': min(p['received_gbps'] for p in pairs)}
+            'min_pair_gbps': min(p['received_gbps'] for p in pairs),
+            'omit_s': min(p['omit'] for p in pairs),
+            'start_spread_s': max(p['start_s'] for p in pairs) - min(p['start_s'] for p in pairs)}

@@ -1,0 +1,62 @@
+'''What the checks run, pinned to what the papers ran (seeds/002 and /000: Takahashi et
+al., mdx II; /003: mdx I; /004: Guidi et al.), where a site must not drift without
+noticing. Each deliberate deviation is recorded in the perflog meta by the check.'''
+import sys
+
+import pytest
+
+from mdxbench import catalog
+
+
+@pytest.fixture(scope='module')
+def classes():
+    return catalog.check_classes()
+
+
+def _params(cls):
+    return catalog.describe(cls)['params']
+
+
+def test_ior_as_mdx1_ran_it_with_one_rank_per_vm_as_mdx2(classes):
+    '''mdx I: -s 8192 -b 1m -t 1m (8 GiB per rank), best of 3, with and without O_DIRECT
+    as two series; mdx II: one I/O operation in flight per VM (one rank).'''
+    ior = classes['Ior']
+    p = _params(ior)
+    assert set(p['odirect']) == {True, False}
+    assert 1 in p['ranks_per_node'] and 'cores' in p['ranks_per_node']
+    assert set(p['num_nodes']) == {1, 2, 4, 8}
+    assert (ior.segments, ior.block_size, ior.transfer_size, ior.repetitions) == \
+        (8192, '1m', '1m', 3)
+
+
+def test_warp_multi_client_sweeps_one_to_eight_clients(classes):
+    '''Figure 9: 1 to 8 client VMs; one VM's GET peaked at 128 concurrent operations.'''
+    warp = classes['WarpMultiClient']
+    assert list(_params(warp)['clients']) == list(range(1, 9))
+    assert warp.concurrency == 128
+
+
+def test_iperf3_aggregate_one_to_four_pairs_with_the_ramp_up_left_out(classes):
+    '''Figure 5: pairs of VMs, 16 streams each, saturating at 3 pairs.'''
+    agg = classes['Iperf3Aggregate']
+    assert list(_params(agg)['pairs']) == [1, 2, 3, 4]
+    assert agg.streams == 16 and agg.omit > 0
+
+
+def test_fft_at_the_papers_size_where_one_node_holds_it(classes):
+    '''Guidi et al.: 50,000^2 complex points on 1..8 nodes (about 40 GB of data).'''
+    mod = sys.modules[classes['FftwMpi2d'].__module__]
+    assert mod.PAPER_POINTS == 50000
+    assert mod.problem_size(None, {'memory_gib': 498}) == (50000, "the paper's")
+    n, why = mod.problem_size(None, {'memory_gib': 32})
+    assert n == mod.FALLBACK_POINTS and '32 GiB' in why and '112 GiB' in why
+    assert mod.problem_size(None, {})[0] == mod.FALLBACK_POINTS
+    assert mod.problem_size(1024, {'memory_gib': 498}) == (1024, 'set (-S points)')
+
+
+def test_counters_count_the_timed_phases_with_4k_pages(classes):
+    mod = sys.modules[classes['PerfCountersFft'].__module__]
+    text = open(mod.PERF_TIMED).read()
+    assert '-D -1' in text and '--control "fd:$ctl,$ack"' in text
+    src = open(mod.__file__).read()
+    assert "self.env_vars['MDXBENCH_THP'] = 'off'" in src
