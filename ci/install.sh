@@ -18,9 +18,9 @@ APT_PACKAGES=(
     e2fsprogs util-linux
     openmpi-bin libopenmpi-dev
     fio iperf3 hpcc sockperf ethtool likwid linux-perf
-    # from Debian's non-free component (enable_nonfree): netperf 2.7.0 (the papers' version)
-    # and Intel MKL's runtime (libmkl_rt), the BLAS of the `mkl` environment on `local`
-    netperf libmkl-rt
+    # from Debian's non-free component (enable_nonfree): netperf 2.7.0 (the papers' version;
+    # the `mkl` environment's MKL is PyPI's oneAPI wheel in the venv, extra `mkl`)
+    netperf
     # the FFT application kernel (checks/apps/fft.py) compiles against FFTW MPI
     libfftw3-dev libfftw3-mpi-dev
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the
@@ -77,9 +77,6 @@ install_apt() {
     export DEBIAN_FRONTEND=noninteractive
     enable_nonfree || true
     apt-get update -qq
-    # libmkl-rt asks whether MKL should become the machine's BLAS/LAPACK: it must not
-    # (hpcc and everything else keep OpenBLAS; only the `mkl` environment uses MKL).
-    echo 'libmkl-rt libmkl-rt/use-as-default-blas-lapack boolean false' | debconf-set-selections
     # Debian's postinst scripts try to start daemons; we start them ourselves.
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$MDXBENCH_STATE_DIR/logs/apt.log" 2>&1 \
         || { log_tail "$MDXBENCH_STATE_DIR/logs/apt.log"; die "apt-get install failed"; }
@@ -87,7 +84,7 @@ install_apt() {
 
 install_venv() {
     local py=${MDXBENCH_PYTHON:-python3} stamp="$MDXBENCH_VENV/.mdxbench-stamp" want
-    local extras=${MDXBENCH_PIP_EXTRAS:-test,docs,datascience}
+    local extras=${MDXBENCH_PIP_EXTRAS:-test,docs,datascience,mkl}
     "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
         || die "$py is $("$py" --version 2>&1); mdxbench needs Python >= 3.11 (set MDXBENCH_PYTHON)"
     want=$( (cat "$MDXBENCH_ROOT/pyproject.toml"; echo "$extras") | sha256sum | cut -d' ' -f1)

@@ -10,7 +10,9 @@ import subprocess
 @functools.lru_cache(maxsize=None)
 def binary_provenance(path):
     '''``{'source': 'spack', 'spack_spec': ..., 'spack_hash': ...}``, or
-    ``{'source': 'debian', 'debian_package': 'fio 3.33-3'}``, or ``{'source': 'unknown'}``.'''
+    ``{'source': 'debian', 'debian_package': 'fio 3.33-3'}``, or ``{'source': 'pypi',
+    'pypi_package': 'mkl 2025.0.1'}`` (a file a Python package installed, in the
+    environment that runs ReFrame), or ``{'source': 'unknown'}``.'''
     if not path:
         return {'source': 'unknown'}
 
@@ -32,6 +34,10 @@ def binary_provenance(path):
             except (OSError, KeyError, IndexError, ValueError) as err:
                 return {'source': 'spack', 'spack_error': f'{spec_file}: {err}'}
 
+    dist = pypi_owner(real)
+    if dist:
+        return {'source': 'pypi', 'pypi_package': dist}
+
     try:
         owner = subprocess.run(['dpkg-query', '-S', str(real)], capture_output=True,
                                text=True, timeout=30)
@@ -49,3 +55,20 @@ def binary_provenance(path):
         pass
 
     return {'source': 'unknown', 'path': str(real)}
+
+
+def pypi_owner(path):
+    '''``'name version'`` of the installed Python distribution whose RECORD lists the file
+    ``path`` (resolved), or None. Only files under this interpreter's prefix are looked up.'''
+    import importlib.metadata
+    import sys
+
+    real = os.path.realpath(path)
+    if not real.startswith(os.path.realpath(sys.prefix) + os.sep):
+        return None
+    name = os.path.basename(real)
+    for dist in importlib.metadata.distributions():
+        for f in dist.files or ():
+            if f.name == name and os.path.realpath(dist.locate_file(f)) == real:
+                return f"{dist.metadata['Name']} {dist.version}"
+    return None

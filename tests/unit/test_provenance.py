@@ -40,3 +40,22 @@ def test_unknown_binary(tmp_path):
     f.write_text('')
     binary_provenance.cache_clear()
     assert binary_provenance(str(f))['source'] == 'unknown'
+
+
+def test_a_file_a_python_package_installed_names_its_distribution():
+    '''A file listed in an installed distribution's RECORD (here the shared object of the
+    polars runtime this venv has) is PyPI's, with the distribution's name and version;
+    a file outside this interpreter's prefix is never looked up there.'''
+    import importlib.metadata
+    import pathlib
+
+    from mdxbench.provenance import binary_provenance, pypi_owner
+
+    dist = next(d for d in importlib.metadata.distributions()
+                if any(str(f).endswith('.so') for f in d.files or ()))
+    so = next(f for f in dist.files if str(f).endswith('.so'))
+    path = pathlib.Path(dist.locate_file(so))
+    want = f"{dist.metadata['Name']} {dist.version}"
+    assert pypi_owner(path) == want
+    assert binary_provenance(path) == {'source': 'pypi', 'pypi_package': want}
+    assert pypi_owner('/bin/sh') is None

@@ -11,4 +11,7 @@ mdxbench_blas_dir="$PWD/blas-$(basename "$mdxbench_blas_lib" .so)"
 mkdir -p "$mdxbench_blas_dir" || exit 1
 ln -sf "$mdxbench_blas_lib" "$mdxbench_blas_dir/libblas.so.3"
 ln -sf "$mdxbench_blas_lib" "$mdxbench_blas_dir/liblapack.so.3"
-export LD_LIBRARY_PATH="$mdxbench_blas_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# the library's own directory next: a library that loads companions beside itself (oneAPI
+# MKL's libmkl_rt loads libmkl_core, libmkl_sequential, ...) finds them there
+mdxbench_blas_real=$(dirname "$(readlink -f "$mdxbench_blas_lib")")
+export LD_LIBRARY_PATH="$mdxbench_blas_dir:$mdxbench_blas_real${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
