@@ -103,7 +103,7 @@ def print_blas(checks):
     native, mkl = checks.get('HpccHpl'), checks.get('HpccHpl+mkl')
     print()
     if not native or not mkl:
-        print('HPL by BLAS: no run in environment mkl (PyPI's mkl not in the venv? ci/install.sh installs it)')
+        print('HPL by BLAS: no run in environment mkl (is PyPI mkl in the venv? ci/install.sh installs it)')
         return
     libs = [c['meta'][-1].get('blas', {}) for c in (native, mkl)]
     o, m = max(native['gflops']), max(mkl['gflops'])
