@@ -62,12 +62,16 @@ def pypi_owner(path):
     ``path`` (resolved), or None. Only files under this interpreter's prefix are looked up.'''
     import importlib.metadata
     import sys
+    import sysconfig
 
     real = os.path.realpath(path)
     if not real.startswith(os.path.realpath(sys.prefix) + os.sep):
         return None
     name = os.path.basename(real)
-    for dist in importlib.metadata.distributions():
+    # the interpreter's own site directories, named: ReFrame's check loader leaves sys.path
+    # without them while checks run
+    sites = sorted({sysconfig.get_paths()[k] for k in ('purelib', 'platlib')})
+    for dist in importlib.metadata.distributions(path=sites):
         for f in dist.files or ():
             if f.name == name and os.path.realpath(dist.locate_file(f)) == real:
                 return f"{dist.metadata['Name']} {dist.version}"
