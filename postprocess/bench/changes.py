@@ -17,13 +17,12 @@ change points per 1,000 stable series. Targets: >= 95% of 10% steps found within
 <= 5 false per 1,000 stable series.
 '''
 import json
-import subprocess
-import sys
 import tempfile
 import pathlib
 
 import numpy as np
 
+from mdxbench.post.bench import child
 from mdxbench.post.analysis.changes import WINDOW
 
 
@@ -80,10 +79,7 @@ out.update(seconds=time.perf_counter() - t0,
            peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 print(json.dumps(out))
 '''
-    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    if res.returncode:
-        raise RuntimeError(f'bench child ({mode}) failed: {res.stderr[-2000:]}')
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return child.run(code, f'bench child ({mode})')
 
 
 def long_series(shapes=((100, 10000), (4, 250000)), compare=(10, 10000)):

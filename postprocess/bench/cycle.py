@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from mdxbench.post.bench import changes as bench_changes
+from mdxbench.post.bench import child
 from mdxbench.post.bench import ingest as bench_ingest
 
 
@@ -40,10 +41,7 @@ print(json.dumps({{'read': t1 - t0, 'detect': t2 - t1, 'group': t3 - t2, 'record
                   'change_points': len(cps), 'incidents': len(state),
                   'peak_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 '''
-    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    if res.returncode:
-        raise RuntimeError(f'bench child failed: {res.stderr[-2000:]}')
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return child.run(code, 'bench child')
 
 
 def _cycle(archive, state):

@@ -18,17 +18,15 @@ with distinct job ids, times and values.
    up to date and read whole. Target: <= 5 s.
 4. Long series: the scans of ``mdxbench bench changes`` (100 x 10,000 and 4 x 250,000 runs).
 '''
-import copy
 import datetime as dt
 import json
-import subprocess
-import sys
 import time
 import uuid
 
 from mdxbench import perflog
 from mdxbench.post.bench.ingest import FIXTURE
 from mdxbench.post.store import ingest as store_ingest
+from mdxbench.post.bench import child
 
 SYSTEMS = ('mdx2', 'laurel', 'aws-pcluster', 'local')
 
@@ -217,10 +215,7 @@ out.update(seconds=time.perf_counter() - t0,
            peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 print(json.dumps(out))
 '''
-    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    if res.returncode:
-        raise RuntimeError(f'bench child failed: {res.stderr[-2000:]}')
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return child.run(code, 'bench child')
 
 
 def main(url, series=10000, runs=365, records=100000, sample_runs=20, incremental=10000,
