@@ -219,7 +219,40 @@ def figures(df, outdir):
         ax.legend(fontsize=7)
         save(fig, 'fft-split.png', 'FFT kernel: computation and communication time vs nodes')
 
+    pds = df.filter((pl.col('check_class') == 'PdsTpch')
+                    & pl.col('perf_var').str.contains(r'^[a-z]+_q[0-9]+$'))
+    if pds.height:
+        save(_pds_figure(plt, pds), 'pds-queries.png',
+             'PDS (TPC-H) runtime per query and library, median per system, as the paper\'s '
+             'Figure 11 (which plots mdx II and EC2; here the measured systems)')
+
     return made
+
+
+def _pds_figure(plt, pds):
+    '''One panel per library (the paper's Figure 11 a-d), bars per query and system.'''
+    med = (pds.with_columns(pl.col('perf_var').str.extract(r'^([a-z]+)_q', 1).alias('library'),
+                            pl.col('perf_var').str.extract(r'_q([0-9]+)$', 1).cast(pl.Int32)
+                            .alias('query'),
+                            pl.format('{}:{}', 'system', 'partition').alias('target'))
+           .group_by('library', 'query', 'target').agg(pl.col('value').median()))
+    libraries = [lib for lib in ('pandas', 'polars', 'duckdb', 'dask')
+                 if lib in set(med['library'])]
+    targets = sorted(set(med['target']))
+    fig, axes = plt.subplots(1, len(libraries), figsize=(3 * len(libraries), 3.2), squeeze=False)
+    width = 0.8 / len(targets)
+    for ax, lib in zip(axes[0], libraries):
+        sel = med.filter(pl.col('library') == lib)
+        for i, target in enumerate(targets):
+            t = sel.filter(pl.col('target') == target).sort('query')
+            ax.bar([q - 0.4 + (i + 0.5) * width for q in t['query']], t['value'], width,
+                   label=target)
+        ax.set_title(lib)
+        ax.set_xlabel('query')
+        ax.set_xticks(range(1, 8))
+    axes[0][0].set_ylabel('runtime (s)')
+    axes[0][0].legend(fontsize=7)
+    return fig
 
 
 def _plot_curves(ax, sel, **style):

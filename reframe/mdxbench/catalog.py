@@ -15,6 +15,8 @@ def check_classes(checks_dir=None):
     checks_dir = pathlib.Path(checks_dir or REPO_ROOT / 'checks')
     out = {}
     for f in sorted(checks_dir.rglob('*.py')):
+        if not _is_test_file(f):
+            continue                # a program the checks run (src/), as ReFrame's loader skips it
         modname = 'mdxbench_checks.' + '.'.join(f.relative_to(checks_dir).with_suffix('').parts)
         mod = sys.modules.get(modname)
         if mod is None:
@@ -29,6 +31,18 @@ def check_classes(checks_dir=None):
                 out[name] = obj
 
     return out
+
+
+def _is_test_file(path):
+    '''ReFrame's own rule (its loader's validator): a file that imports reframe or defines
+    a ``simple_test``.'''
+    import ast
+
+    from reframe.frontend.loader import RegressionCheckValidator
+
+    validator = RegressionCheckValidator()
+    validator.visit(ast.parse(path.read_text(), str(path)))
+    return validator.valid
 
 
 def describe(cls):

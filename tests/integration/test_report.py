@@ -30,8 +30,9 @@ def open_in_chromium(page, tmp_path):
 
 def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     plogs = _perflog(tmp_path, 12)
-    # real perflogs of the cache sweep (local) and of the FFT kernel on 1 and 2 nodes
-    for name in ('local-debug-LikwidCacheSweep.log', 'nscluster-nodes-FftwMpi2d.log'):
+    # real perflogs of the cache sweep (local), the FFT kernel on 1 and 2 nodes, and PDS
+    for name in ('local-debug-LikwidCacheSweep.log', 'nscluster-nodes-FftwMpi2d.log',
+                 'local-debug-PdsTpch.log'):
         system, part, check = name.removesuffix('.log').split('-', 2)
         (plogs / system / part).mkdir(parents=True, exist_ok=True)
         shutil.copy(FIXTURES_PERFLOG.parent / name, plogs / system / part / f'{check}.log')
@@ -60,7 +61,7 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     loaded = int(dom.stdout.split('data-images-loaded="')[1].split('"')[0])
     assert n >= 1 and loaded == n
     made = {f.name for f in (tmp_path / 'report').glob('*.png')}
-    assert {'cache-sweep.png', 'fft-split.png'} <= made, made
+    assert {'cache-sweep.png', 'fft-split.png', 'pds-queries.png'} <= made, made
     assert (tmp_path / 'report' / 'trends.html').stat().st_size > 1_000_000   # Plotly inside
     assert n == len(made)
     assert console == []

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from mdxbench import catalog
+from mdxbench import REPO_ROOT, catalog
 
 
 @pytest.fixture(scope='module')
@@ -60,3 +60,21 @@ def test_counters_count_the_timed_phases_with_4k_pages(classes):
     assert '-D -1' in text and '--control "fd:$ctl,$ack"' in text
     src = open(mod.__file__).read()
     assert "self.env_vars['MDXBENCH_THP'] = 'off'" in src
+
+
+def test_pds_runs_queries_one_to_seven_at_the_papers_scale_on_the_sites(classes):
+    '''Figure 11: queries 1-7 in pandas, Polars, DuckDB and Dask on about 10 GB; only the
+    development machine (`local`) runs a smaller data set, and says so in its site config.'''
+    from mdxbench import sitecfg
+
+    mod = sys.modules[classes['PdsTpch'].__module__]
+    assert mod.QUERIES == tuple(range(1, 8)) and mod.PAPER_SCALE_FACTOR == 10
+    assert set(mod.LIBRARIES) == {'pandas', 'polars', 'duckdb', 'dask'}
+    site = REPO_ROOT / 'site-configs'
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct'}
+    for f in sitecfg.system_files(site):
+        cfg = sitecfg.build_config(site, selected=f.stem, env=env)
+        for part in next(s for s in cfg['systems'] if s['name'] == f.stem)['partitions']:
+            sf = (part['extras'].get('pds') or {}).get('scale_factor', mod.PAPER_SCALE_FACTOR)
+            assert sf >= mod.PAPER_SCALE_FACTOR or f.stem in ('local', 'nscluster'), \
+                (f.name, part['name'], sf)
