@@ -182,8 +182,10 @@ KillWait=5
 MinJobAge=600
 CONF
         slurm_conf_common
+        # Each node is tagged with the physical host it stands for, two nodes a host, as a
+        # cloud tenant tags VMs with their hypervisor (nscluster: extras.placement)
         for ((i = 1; i <= n; i++)); do
-            echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus RealMemory=$mem State=UNKNOWN"
+            echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus RealMemory=$mem Features=host_ns-host-$(((i + 1) / 2)) State=UNKNOWN"
         done
         echo "PartitionName=$PARTITION Nodes=mdxnode[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
     } >"$CONF.new"

@@ -1,5 +1,6 @@
-# TCP throughput and latency between a client and a server, on one node and across two
-# nodes, as in the mdx II paper (sec. 3.2.3): iperf3 with zero copy and 1..16 parallel
+# TCP throughput and latency between a client and a server, placed as in the mdx II paper
+# (sec. 3.2.2): two VMs on the same physical host, two on different hosts (the site
+# declares the hosts: mdxbench.placement), and loopback inside one node; iperf3 with zero copy and 1..16 parallel
 # streams; netperf TCP_RR round trips; sockperf ping-pong where netperf is absent.
 # Every run records the client NIC's queue counts (virtio-net multiqueue on or off).
 import os

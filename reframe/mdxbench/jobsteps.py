@@ -1,12 +1,14 @@
 '''Client/server measurements (iperf3, netperf, sockperf): a server started in one job step
-and the measuring client in another, on the same node or on two different nodes, with the
-server always stopped when the job script ends.'''
+and the measuring client in another -- over loopback in one node, or on two nodes placed on
+the same physical host or on different hosts (mdxbench.placement) -- with the server always
+stopped when the job script ends.'''
 import os
 import subprocess
 
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest
+from mdxbench import placement as place
 from mdxbench.parsers import ParseError, nic
 
 NICINFO = os.path.join(os.path.dirname(__file__), 'scripts', 'nicinfo.sh')
@@ -22,11 +24,7 @@ def partition_nodes(partition):
     if partition.scheduler.registered_name not in ('slurm', 'squeue'):
         return None
 
-    name = None
-    for opt in partition.access:
-        if opt.startswith(('--partition=', '-p')):
-            name = opt.split('=', 1)[1] if '=' in opt else opt[2:].strip()
-
+    name = place.slurm_partition(partition)
     cmd = ['sinfo', '-h', '-o', '%D'] + (['-p', name] if name else [])
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=True).stdout
@@ -67,8 +65,11 @@ class ClientServerTest(MdxBenchTest):
     #: what every reference of a network figure states (references.CONDITIONS): virtio
     #: multiqueue changes both throughput and latency in the paper
     reference_conditions = ('multiqueue',)
-    #: same-node: client and server in one node (one VM); two-nodes: on two nodes
-    placement = parameter(['same-node', 'two-nodes'])
+    #: loopback: client and server in one node (one VM, not through its NIC); same-host:
+    #: two nodes (VMs) on one physical host; different-hosts: two nodes on two hosts
+    placement = parameter(list(place.PLACEMENTS))
+    #: the two nodes of a two-node placement, (server, client), chosen at setup
+    node_pair = variable(tuple, value=())
 
     #: TCP port of the server; 0 derives one from the job id
     port = variable(int, value=0)
@@ -86,22 +87,41 @@ class ClientServerTest(MdxBenchTest):
 
     @property
     def nodes_needed(self):
-        return 2 if self.placement == 'two-nodes' else 1
+        return 1 if self.placement == 'loopback' else 2
 
     @run_after('setup')
-    def require_nodes(self):
+    def choose_nodes(self):
         skip_unless_nodes(self, self.nodes_needed, f'placement {self.placement}')
+        if self.placement == 'loopback':
+            return
+
+        part = self.current_partition
+        where, how = place.node_hosts(part.extras.get('placement'), place.sinfo_nodes(part))
+        name = f'{self.current_system.name}:{part.name}'
+        self.skip_if(not where, f'{name}: {how}: placement {self.placement} cannot be chosen')
+        try:
+            self.node_pair = place.choose_pair(where, self.placement)
+        except place.Unavailable as err:
+            self.skip(f'{name}: placement {self.placement}: {err} ({how})')
+        self.mdx_extra = dict(self.mdx_extra, server_node=self.node_pair[0],
+                              client_node=self.node_pair[1],
+                              server_host=where[self.node_pair[0]],
+                              client_host=where[self.node_pair[1]], hosts_from=how)
 
     @run_before('run')
     def set_job(self):
         self.num_tasks = self.nodes_needed
         self.num_tasks_per_node = 1
         two = self.nodes_needed == 2
+        if self.node_pair:
+            self.job.options += [f'--nodelist={",".join(self.node_pair)}']
         on_server = 'srun -N1 -n1 --nodelist="$server" ' if two else ''
         on_client = 'srun -N1 -n1 --nodelist="$client" ' if two else ''
         self.prerun_cmds = [
             'nodes=($(scontrol show hostnames "${SLURM_JOB_NODELIST:-$(hostname)}" '
             '2>/dev/null || hostname))',
+            # the pair chosen at setup, server first (Slurm lists a job's nodes sorted)
+            f'server={self.node_pair[0]}; client={self.node_pair[1]}' if self.node_pair else
             'server=${nodes[0]}; client=${nodes[-1]}',
             'server_ip=$(getent ahostsv4 "$server" | awk \'NR==1 {print $1}\')',
             f'port={job_port(self.port)}',

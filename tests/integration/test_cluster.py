@@ -78,21 +78,35 @@ def test_open_mpi_job_spans_the_nodes(cluster, work):
 def test_inter_node_checks_produce_values(cluster, work):
     res = reframe(work, '-c', 'checks/network', '-c', 'checks/storage/ior.py',
                   '-c', 'checks/apps/fft.py',
-                  '-n', r'Iperf3Throughput%placement=two-nodes%streams=(1|4)$',
-                  '-n', 'SockperfPingPong%placement=two-nodes',
-                  '-n', 'NetperfTcpRR%placement=two-nodes',
+                  '-n', r'Iperf3Throughput%placement=different-hosts%streams=(1|4)$',
+                  '-n', r'Iperf3Throughput%placement=same-host%streams=1$',
+                  '-n', 'SockperfPingPong%placement=different-hosts',
+                  '-n', 'NetperfTcpRR%placement=(same-host|different-hosts)',
                   '-n', 'Iperf3Aggregate%pairs=1$', '-n', 'Osu', '-n', 'Ior.*scratch',
                   '-n', r'FftwMpi2d%num_nodes=(1|2)$',
                   '-S', 'duration=3', '-S', 'FftwMpi2d.points=1024')
     assert res.returncode == 0, res.stdout[-5000:]
     recs = records(work)
-    two = [r for r in recs if 'two-nodes' in r['check'] or 'Aggregate' in r['check']]
+    two = [r for r in recs if '-host' in r['check'] or 'Aggregate' in r['check']]
     assert {r['check'].split()[0] for r in two} == {'Iperf3Throughput', 'SockperfPingPong',
                                                    'NetperfTcpRR', 'Iperf3Aggregate'}
     for r in two:
         assert r['perf_value'] > 0, r
         assert len(set(r['nodelist'])) == 2 and set(r['nodelist']) <= set(NODES), r
         assert r['meta']['nic_dev'] == 'eth0'      # the node's veth, not loopback
+    # the pairs come from the hosts Slurm's node features declare (ci/cluster.sh: mdxnode1
+    # and 2 on ns-host-1, mdxnode3 on ns-host-2), and the job ran on them
+    placed = {r['meta']['placement']: r for r in two if 'placement' in r['meta']}
+    assert set(placed) == {'same-host', 'different-hosts'}, [r['check'] for r in two]
+    for r in two:
+        m = r['meta']
+        if m.get('placement') == 'same-host':
+            assert (m['server_host'], m['client_host']) == ('ns-host-1', 'ns-host-1'), m
+            assert sorted(r['nodelist']) == ['mdxnode1', 'mdxnode2'], r
+        elif m.get('placement') == 'different-hosts':
+            assert (m['server_host'], m['client_host']) == ('ns-host-1', 'ns-host-2'), m
+            assert sorted(r['nodelist']) == ['mdxnode1', 'mdxnode3'], r
+            assert m['hosts_from'] == 'Slurm node features host_<host>', m
     # the client started at the common start time, its ramp-up left out (-O 2)
     agg = [r for r in two if r['check'].startswith('Iperf3Aggregate')]
     assert agg and all(r['meta']['omit_s'] == 2 and r['meta']['start_spread_s'] == 0
@@ -157,10 +171,10 @@ def test_killed_slurmd_fails_its_check_and_spares_the_others(cluster, work):
     for node in NODES:
         wait_idle(node)
     victim = reframe(work / 'a', '-c', 'checks/network/tcp.py',
-                     '-n', r'Iperf3Throughput%placement=two-nodes%streams=1$',
-                     '-S', 'duration=90', '-J', 'nodelist=mdxnode1,mdxnode2', popen=True)
+                     '-n', r'Iperf3Throughput%placement=same-host%streams=1$',
+                     '-S', 'duration=90', popen=True)        # mdxnode1 and 2 share a host
     other = reframe(work / 'b', '-c', 'checks/network/tcp.py',
-                    '-n', r'Iperf3Throughput%placement=same-node%streams=1$',
+                    '-n', r'Iperf3Throughput%placement=loopback%streams=1$',
                     '-S', 'duration=5', '-J', 'nodelist=mdxnode3', popen=True)
     try:
         deadline = time.monotonic() + 120
@@ -192,7 +206,7 @@ def test_killed_slurmd_fails_its_check_and_spares_the_others(cluster, work):
 
 def test_job_past_its_time_limit_is_reported_as_a_timeout(cluster, work):
     res = reframe(work, '-c', 'checks/network/tcp.py',
-                  '-n', r'SockperfPingPong%placement=same-node',
+                  '-n', r'SockperfPingPong%placement=loopback',
                   '-S', 'duration=120', '-S', 'time_limit=20s')
     assert res.returncode != 0
     assert 'TIMEOUT' in res.stdout or 'time limit' in res.stdout, res.stdout[-3000:]

@@ -50,7 +50,7 @@ def test_a_scrontab_entry_runs_a_cycle_by_itself(crontab, es, tmp_path):
                MDXBENCH_LOCAL_SLURM_CONF=os.environ['SLURM_CONF'])
     at = due_in_the_next_minute()
     res = mdxbench('schedule', 'install', '--system', 'local', '--at', at, '--time', '00:15:00',
-                   '--', '-n', 'SockperfPingPong%placement=same-node', '-S', 'duration=2',
+                   '--', '-n', 'SockperfPingPong%placement=loopback', '-S', 'duration=2',
                    env=env)
     assert res.returncode == 0, res.stdout + res.stderr
     listed = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)

@@ -48,7 +48,7 @@ for s in {' '.join(SYSTEMS)}; do
     reframe -c checks/ -l --system $s --nocolor > list-$s.txt
     reframe -c checks/ --dry-run --system $s --nocolor > dry-$s.txt
 done
-reframe -c checks/ -r --system local --nocolor -n 'SockperfPingPong%placement=same-node' -S duration=2
+reframe -c checks/ -r --system local --nocolor -n 'SockperfPingPong%placement=loopback' -S duration=2
 mdxbench ingest
 '''
     env = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'HOME': str(home), 'LANG': 'C.UTF-8',

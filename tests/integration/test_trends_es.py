@@ -112,14 +112,14 @@ def test_references_proposed_from_the_real_history_are_enforced_by_reframe(servi
     import yaml
     data = yaml.safe_load((refs / 'measured-local.yaml').read_text())
     p50 = next(e for e in data['SockperfPingPong']['local:debug'] if e['var'] == 'p50_rtt')
-    assert p50['when'] == {'placement': 'same-node'} and p50['lower'] is None
+    assert p50['when'] == {'placement': 'loopback'} and p50['lower'] is None
     assert p50['source'].startswith('measured: 36 runs 2026-11-23..2026-11-23, suite ')
 
     env = {'MDXBENCH_PERFLOG_DIR': str(tmp_path / 'perflogs'),
            'MDXBENCH_REFERENCE_DIR': str(refs),
            'RFM_CONFIG_FILES': str(ROOT / 'site-configs' / 'settings.py')}
     ran = run([str(VENV_BIN / 'reframe'), '-c', 'checks/network/tcp.py', '-n',
-               'SockperfPingPong.*same-node', '-r', '--system', 'local', '--prefix',
+               'SockperfPingPong.*loopback', '-r', '--system', 'local', '--prefix',
                str(tmp_path / 'rfm'), '--nocolor', '-S', 'duration=2'], env=env, timeout=600)
     recs = [r for f in (tmp_path / 'perflogs').rglob('*.log')
             for ln in f.read_text().splitlines()[1:] for r in perflog.parse_line(ln)]

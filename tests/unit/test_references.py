@@ -189,9 +189,14 @@ def test_malformed_entries_name_file_and_key(tmp_path, entry, message):
 
 
 def test_for_check_selects_by_parameters():
-    ref = references.for_check('Iperf3Throughput', {'streams': 16, 'placement': 'two-nodes'})
+    ref = references.for_check('Iperf3Throughput', {'streams': 16, 'placement': 'different-hosts'})
     assert ref['mdx2:vc16m32g']['throughput'] == (80.4, -0.2, None, 'Gbit/s')
-    assert references.for_check('Iperf3Throughput', {'streams': 2, 'placement': 'two-nodes'}) == {}
+    assert references.for_check('Iperf3Throughput', {'streams': 2, 'placement': 'different-hosts'}) == {}
+    # the paper's two placements have their own figures: 55 us on one host, 85 us across
+    rtt = {p: references.for_check('NetperfTcpRR', {'placement': p})['mdx2:vc16m32g']['mean_rtt'][0]
+           for p in ('same-host', 'different-hosts')}
+    assert rtt == {'same-host': 55, 'different-hosts': 85}
+    assert references.for_check('NetperfTcpRR', {'placement': 'loopback'}) == {}
 
 
 def test_report_tables_name_only_what_exists(checks):

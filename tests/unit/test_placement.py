@@ -1,0 +1,60 @@
+'''Which two nodes a network measurement runs on, from the physical hosts a site declares
+(mdxbench.placement), on real sinfo outputs of ci/cluster.sh's nodes.'''
+import pathlib
+
+import pytest
+
+from mdxbench import placement as place
+
+FIX = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'slurm'
+
+
+def sinfo(name):
+    return place.parse_sinfo((FIX / name).read_text())
+
+
+def test_features_name_each_nodes_host_and_both_placements_are_found():
+    nodes = sinfo('sinfo-nodes-features-22.05.txt')
+    assert nodes == {'mdxnode1': ['host_ns-host-1'], 'mdxnode2': ['host_ns-host-1'],
+                     'mdxnode3': ['host_ns-host-2']}
+    where, how = place.node_hosts({'host_feature': 'host_'}, nodes)
+    assert how == 'Slurm node features host_<host>'
+    assert place.choose_pair(where, 'same-host') == ('mdxnode1', 'mdxnode2')
+    assert place.choose_pair(where, 'different-hosts') == ('mdxnode1', 'mdxnode3')
+
+
+def test_a_drained_node_is_not_chosen_and_the_reason_names_the_hosts():
+    where, _ = place.node_hosts({'host_feature': 'host_'},
+                                sinfo('sinfo-nodes-features-drained-22.05.txt'))
+    assert where == {'mdxnode1': 'ns-host-1', 'mdxnode3': 'ns-host-2'}
+    with pytest.raises(place.Unavailable, match=r'no physical host has two usable nodes '
+                                                r'\(ns-host-1: mdxnode1; ns-host-2: mdxnode3\)'):
+        place.choose_pair(where, 'same-host')
+    assert place.choose_pair(where, 'different-hosts') == ('mdxnode1', 'mdxnode3')
+
+
+def test_a_declared_map_is_limited_to_the_nodes_slurm_has():
+    declared = {'hosts': {'h2': ['mdxnode3', 'mdxnode9'], 'h1': ['mdxnode2', 'mdxnode1']}}
+    where, how = place.node_hosts(declared, sinfo('sinfo-nodes-features-22.05.txt'))
+    assert where == {'mdxnode1': 'h1', 'mdxnode2': 'h1', 'mdxnode3': 'h2'}
+    assert how == 'site config (extras.placement.hosts)'
+    assert place.node_hosts(declared, None)[0]['mdxnode9'] == 'h2'   # Slurm not asked
+
+
+def test_nodes_alone_on_their_hosts_have_no_same_host_pair():
+    where, _ = place.node_hosts({'node_is_host': True}, sinfo('sinfo-nodes-features-22.05.txt'))
+    assert place.choose_pair(where, 'different-hosts') == ('mdxnode1', 'mdxnode2')
+    with pytest.raises(place.Unavailable, match='no physical host has two usable nodes'):
+        place.choose_pair(where, 'same-host')
+
+
+def test_nothing_declared_or_no_feature_leaves_only_loopback():
+    nodes = sinfo('sinfo-nodes-nofeatures-22.05.txt')
+    assert list(nodes.values()) == [[]]               # "(null)": no feature
+    where, why = place.node_hosts(None, nodes)
+    assert where == {} and 'extras.placement' in why
+    where, _ = place.node_hosts({'host_feature': 'host_'}, nodes)
+    with pytest.raises(place.Unavailable, match='fewer than two physical hosts.*none known'):
+        place.choose_pair(where, 'different-hosts')
+    with pytest.raises(ValueError, match='two-nodes'):
+        place.choose_pair(where, 'two-nodes')
