@@ -5,6 +5,9 @@
 #   - Elasticsearch 8.19.21 from Maven Central, unpacked into the state directory
 #   - scrontab, which Debian 12's slurm-client leaves out, built from Debian's own source
 #     package of the installed Slurm version (install_scrontab)
+#   - MinIO (an S3 server) and warp (the paper's S3 benchmark), Go modules built with the
+#     machine's Go toolchain through the Go module proxy, versions pinned (install_go_tools;
+#     skipped, saying so, where no Go toolchain new enough exists)
 # Usage: ci/install.sh [--no-apt] [--no-es]     (a site's login node: ci/site-install.sh)
 source "$(dirname "$0")/lib.sh"
 
@@ -176,9 +179,71 @@ install_scrontab() {
     log "scrontab: installed /usr/local/bin/scrontab (slurm-wlm $version)"
 }
 
+# MinIO and warp, pinned. MinIO publishes no tagged Go module versions: its pin is the
+# proxy's pseudo-version of a commit. The paper's warp is 1.0.8, which the Go module proxy
+# reachable here does not serve (403 "not available" for every version after 1.0.0, and no
+# checksum-database entry for any): warp 1.0.0 is built instead, its module hash pinned
+# here in place of the checksum database's, and the report says which warp ran.
+MINIO_MODULE=github.com/minio/minio
+MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
+WARP_MODULE=github.com/minio/warp
+WARP_VERSION=v1.0.0
+WARP_SUM='h1:woAI+71OyvDQoI6U0xeL9NvX2TxZHXpgGHexU4R6K9Y='
+GO_MIN_MINOR=24       # MinIO's go.mod: go 1.24
+
+find_go() {
+    local g
+    for g in "$(command -v go 2>/dev/null)" /usr/local/go/bin/go; do
+        [[ -n $g && -x $g ]] && { echo "$g"; return 0; }
+    done
+    return 1
+}
+
+install_go_tools() {
+    local go gover minor tools="$MDXBENCH_STATE_DIR/gotools" dir
+    local bin="$MDXBENCH_STATE_DIR/gotools/bin" glog="$MDXBENCH_STATE_DIR/logs/go.log"
+    if [[ -x $MDXBENCH_VENV/bin/minio && -x $MDXBENCH_VENV/bin/warp ]] &&
+        [[ $(cat "$tools/pins" 2>/dev/null) == "$MINIO_VERSION $WARP_VERSION $WARP_SUM" ]]; then
+        log "MinIO $MINIO_VERSION and warp $WARP_VERSION present"
+        return
+    fi
+    if ! go=$(find_go); then
+        log "MinIO and warp: no Go toolchain (go on PATH or /usr/local/go): skipped; the warp checks skip on local"
+        return
+    fi
+    gover=$("$go" env GOVERSION)
+    minor=$(sed -E 's/^go1\.([0-9]+).*/\1/' <<<"$gover")
+    if ! [[ $minor =~ ^[0-9]+$ ]] || ((minor < GO_MIN_MINOR)); then
+        log "MinIO and warp: $go is $gover, MinIO needs go1.$GO_MIN_MINOR: skipped; the warp checks skip on local"
+        return
+    fi
+    mkdir -p "$bin"
+    local genv=(env GOPATH="$tools/gopath" GOCACHE="$tools/cache" GOBIN="$bin" GOTOOLCHAIN=local
+                GOFLAGS=-modcacherw)
+    log "MinIO $MINIO_VERSION: go install through the Go module proxy ($gover)"
+    "${genv[@]}" "$go" install "$MINIO_MODULE@$MINIO_VERSION" >"$glog" 2>&1 \
+        || { log_tail "$glog"; die "go install $MINIO_MODULE@$MINIO_VERSION failed"; }
+    # warp: downloaded (the module proxy), its hash checked against ours, built from the
+    # module's own go.mod and go.sum (every dependency checked by go.sum)
+    log "warp $WARP_VERSION: go mod download, hash checked against the pin, go build"
+    "${genv[@]}" GONOSUMDB="$WARP_MODULE" "$go" mod download -json "$WARP_MODULE@$WARP_VERSION" \
+        >"$tools/warp.json" 2>>"$glog" || { log_tail "$glog"; die "go mod download $WARP_MODULE@$WARP_VERSION failed"; }
+    grep -q "\"Sum\": \"$WARP_SUM\"" "$tools/warp.json" \
+        || die "warp $WARP_VERSION: module hash is not the pinned $WARP_SUM ($(grep '"Sum"' "$tools/warp.json"))"
+    dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' "$tools/warp.json")
+    (cd "$dir" && "${genv[@]}" GOFLAGS="-mod=readonly -modcacherw" "$go" build -trimpath \
+        -ldflags "-X $WARP_MODULE/pkg.Version=${WARP_VERSION#v} -X $WARP_MODULE/pkg.ReleaseTag=$WARP_VERSION" \
+        -o "$bin/warp" .) >>"$glog" 2>&1 || { log_tail "$glog"; die "go build of warp $WARP_VERSION failed"; }
+    ln -sf "$bin/minio" "$MDXBENCH_VENV/bin/minio"
+    ln -sf "$bin/warp" "$MDXBENCH_VENV/bin/warp"
+    echo "$MINIO_VERSION $WARP_VERSION $WARP_SUM" >"$tools/pins"
+    log "MinIO and warp installed in $bin (linked from $MDXBENCH_VENV/bin): $("$bin/warp" --version)"
+}
+
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
 ((do_apt)) && install_apt
 ((do_apt)) && install_scrontab
 install_venv
+install_go_tools
 ((do_es)) && install_es
 log "install complete"

@@ -30,11 +30,40 @@ class _Warp(ObjectTargetTest):
     perf_table = {'throughput': ('mibs', 'MiB/s', 'higher'),
                   'objects_rate': ('obj_s', 'obj/s', 'higher')}
 
+    #: the class defaults a target's ``sweep`` may shorten (`-S` on the command line wins):
+    #: variable: (key in ``sweep``, class default)
+    SWEEP_VARIABLES = {'duration': ('duration', '1m'), 'objects': ('objects', 2500)}
+
+    @run_after('setup')
+    def apply_target_sweep(self):
+        '''A target may declare a shorter sweep (``sweep:`` in its site config entry, e.g.
+        `local`'s MinIO on this machine's disk): fewer concurrencies, a shorter duration,
+        fewer objects. What ran is in the perflog meta.'''
+        sweep = self.object_target.get('sweep') or {}
+        conc = sweep.get('concurrency')             # a list, or one per operation
+        conc = conc.get(self.op) if isinstance(conc, dict) else conc
+        self.skip_if(conc is not None and self.sweep_concurrency not in (None, *conc),
+                     f'concurrency {self.sweep_concurrency} is not in the short sweep of '
+                     f'object target {self.target} ({conc}, site config)')
+        for name, (key, default) in self.SWEEP_VARIABLES.items():
+            if key in sweep and getattr(self, name) == default:
+                setattr(self, name, type(default)(sweep[key]))
+        if sweep:
+            self.mdx_extra = dict(self.mdx_extra, sweep=sweep, duration=self.duration,
+                                  objects=self.objects)
+
+    @property
+    def sweep_concurrency(self):
+        '''The swept concurrency of this case (None: not a concurrency sweep).'''
+        return None
+
     def warp_options(self, concurrency):
         t = self.object_target
         opts = [self.op, f'--host={t["endpoint"]}', f'--bucket={t["bucket"]}',
                 f'--obj.size={self.obj_size}', f'--concurrent={concurrency}',
-                f'--duration={self.duration}', '--no-color', f'--benchdata=warp-{self.op}',
+                # plain seconds as the other checks take them (-S duration=30), else warp's
+                f'--duration={self.duration}{"s" if str(self.duration).isdigit() else ""}',
+                '--no-color', f'--benchdata=warp-{self.op}',
                 # the JSON report is the one that says how many requests failed, whether an
                 # operation had too few samples, and the request-time percentiles
                 '--json']
@@ -58,6 +87,10 @@ class WarpObjectStorage(_Warp):
     descr = 'MinIO warp GET/PUT throughput of 10 MiB objects against concurrent operations'
     concurrency = parameter([1, 2, 4, 8, 16, 32, 64, 128])
 
+    @property
+    def sweep_concurrency(self):
+        return self.concurrency
+
     @run_before('run')
     def set_command(self):
         self.num_tasks = 1
@@ -76,6 +109,8 @@ class WarpMultiClient(_Warp):
     concurrency = variable(int, value=128)
     #: TCP port of the `warp client` agents; 0 derives one from the job id
     port = variable(int, value=0)
+
+    SWEEP_VARIABLES = dict(_Warp.SWEEP_VARIABLES, concurrency=('client_concurrency', 128))
 
     @run_after('setup')
     def require_nodes(self):

@@ -80,6 +80,12 @@ class ObjectTargetTest(MdxBenchTest):
                 f'mdxbench_s3_credentials {self.target} "{t["credentials"]}" || exit 1']
         if t.get('ca_file'):
             cmds.append(f'export SSL_CERT_FILE="{t["ca_file"]}"')
+        # a server that is down fails the case at once, saying so, rather than warp retrying
+        host, _, port = t['endpoint'].rpartition(':') if ':' in t['endpoint'] else \
+            (t['endpoint'], '', '443' if t.get('tls') else '80')
+        cmds.append(f'timeout 10 bash -c \'exec 3<>/dev/tcp/{host}/{port}\' 2>/dev/null || '
+                    f'{{ echo "mdxbench: S3 endpoint {t["endpoint"]} of object target '
+                    f'{self.target} does not accept connections (server down?)" >&2; exit 1; }}')
         self.prerun_cmds = cmds + self.prerun_cmds
         self.mdx_extra = dict(self.mdx_extra, endpoint=t['endpoint'], bucket=t['bucket'],
                               tls=bool(t.get('tls')))

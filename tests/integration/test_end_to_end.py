@@ -11,7 +11,19 @@ from mdxbench import perflog
 
 # The only reasons a case may skip on `local`: what the configuration cannot know (FFTW MPI
 # is not among them: ci/install.sh installs libfftw3-mpi-dev)
-SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware PMU')
+SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware PMU',
+                'is not in the short sweep of object target minio')
+
+
+def _local_sweep():
+    import yaml
+
+    text = (ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text()
+    part = yaml.safe_load(text)['partitions'][0]
+    return part['extras']['object_targets']['minio']['sweep']
+
+
+LOCAL_SWEEP = _local_sweep()
 
 
 def installed(cls):
@@ -35,7 +47,10 @@ def suite_run(services, tmp_path_factory):
                '--prefix', str(tmp / 'rfm'), '--report-file', str(report),
                '--nocolor', '-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
                '-S', 'LikwidCacheSweep.repeats=3', '-S', 'FftwMpi2d.points=2048',
-               '-S', 'scale_factor=0.05'],
+               '-S', 'scale_factor=0.05',
+               # warp needs enough samples of 10 MiB PUTs (after the generic duration: the
+               # last -S of a variable wins)
+               '-S', 'WarpObjectStorage.duration=15s', '-S', 'WarpMultiClient.duration=15s'],
               env=env, timeout=2400)
     report = json.loads(report.read_text())
     cases = [tc for r in report['runs'] for tc in r['testcases']]
@@ -79,6 +94,10 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
                 assert have == nodes and need > have, (tc['name'], reason, nodes)
             if 'no hardware PMU' in reason:
                 assert detect_local_facts()['pmu'] is False, tc['name']
+            if 'short sweep' in reason:
+                conc = int(re.search(r'%concurrency=(\d+)', tc['display_name']).group(1))
+                op = re.search(r'%op=(\w+)', tc['display_name']).group(1)
+                assert conc not in LOCAL_SWEEP['concurrency'][op], (tc['name'], reason)
             skipped.setdefault(name, []).append(tc)
         else:
             assert tc['result'] == 'pass', (tc['name'], tc.get('fail_reason'))
@@ -87,8 +106,16 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
     # an installed benchmark skips only for what the machine lacks (nodes, PMU)
     for name, tcs in skipped.items():
         if installed(classes[name]):
-            assert all(re.search('has 1 node|no hardware PMU', reasons.get(tc['display_name'], ''))
-                       for tc in tcs), name
+            assert all(re.search('has 1 node|no hardware PMU|short sweep',
+                                 reasons.get(tc['display_name'], '')) for tc in tcs), name
+    # with a Go toolchain, ci/install.sh builds MinIO and warp, ci/services.sh starts MinIO,
+    # and the short sweep of local's object target runs against it
+    if installed(classes['WarpObjectStorage']):
+        done = {(tc['display_name']) for tc in passed.get('WarpObjectStorage', [])}
+        want = {f'WarpObjectStorage %target=minio %op={op} %concurrency={c}'
+                for op, cs in LOCAL_SWEEP['concurrency'].items() for c in cs}
+        assert done == want, (done, want)
+        assert len(passed['WarpMultiClient']) == 2          # GET and PUT from one client
     # ci/install.sh installs these tools (netperf and MKL from Debian non-free)
     # and the FFT kernel builds against libfftw3-mpi-dev and runs on one node
     assert {'NetperfTcpRR', 'HpccHpl', 'SockperfPingPong', 'FioTarget', 'FftwMpi2d'} <= set(passed)

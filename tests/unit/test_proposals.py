@@ -52,12 +52,12 @@ def robust_band(x, k=3.0):
 
 def test_lower_is_better_gets_an_upper_bound_and_params_a_when():
     x = gauss(25, 10, cv=0.1)                       # noisy: the band is above the 5% floor (0.068)
-    r = rows(x, check='SockperfPingPong %placement=same-node', var='p50_rtt',
+    r = rows(x, check='SockperfPingPong %placement=loopback', var='p50_rtt',
              unit='us', better='lower', system='local', part='debug')
     for row in r:
-        row['params'] = '{"placement": "same-node"}'
+        row['params'] = '{"placement": "loopback"}'
     e = proposals.propose(records.frame(r), 'local')[0][0]
-    assert e['check'] == 'SockperfPingPong' and e['when'] == {'placement': 'same-node'}
+    assert e['check'] == 'SockperfPingPong' and e['when'] == {'placement': 'loopback'}
     assert robust_band(x) > 0.06                   # clear of the floor
     assert e['lower'] is None and e['upper'] == pytest.approx(robust_band(x), abs=0.001)
     assert e['value'] == pytest.approx(np.median(x), rel=0.01)
