@@ -56,7 +56,10 @@ net_up() {
             ip netns add "$name"
         fi
         if ! ip link show "mdxv$i" >/dev/null 2>&1; then
-            ip link add "mdxv$i" type veth peer name eth0 netns "$name"
+            # two queues each way, as a multiqueue virtio NIC has several (the one-queue
+            # series of Iperf3OneQueue sets them to one for its run: nscluster nic_queues)
+            ip link add "mdxv$i" numtxqueues 2 numrxqueues 2 type veth \
+                peer name eth0 numtxqueues 2 numrxqueues 2 netns "$name"
             ip link set "mdxv$i" master "$BRIDGE" up
             ip -n "$name" addr add "$(node_ip "$i")/24" dev eth0
             ip -n "$name" link set eth0 up

@@ -11,7 +11,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 import mdxbench
 from mdxbench.base import MdxBenchTest
-from mdxbench.jobsteps import ClientServerTest, job_port, skip_unless_nodes
+from mdxbench.jobsteps import NIC_QUEUES, ClientServerTest, job_port, skip_unless_nodes
 from mdxbench.parsers import iperf3, netperf, nic, sockperf
 
 PAIRS_SCRIPT = os.path.join(os.path.dirname(mdxbench.__file__), 'scripts', 'iperf3-pairs.sh')
@@ -35,6 +35,46 @@ class Iperf3Throughput(ClientServerTest):
     def client_options(self):
         return ['-c', '"$server"', '-p', '$port', '-Z', '-P', str(self.streams),
                 '-t', str(self.duration), '-J', '--logfile', self.output_file]
+
+
+@rfm.simple_test
+class Iperf3OneQueue(Iperf3Throughput):
+    '''The paper's series without multiqueue (Figure 3), where the site lets a job change
+    the NIC's queue count (``extras.nic_queues.set``, a command with ``{dev}`` and ``{n}``):
+    both nodes' interfaces are set to one queue for the run and set back after it.'''
+    descr = 'iperf3 TCP throughput with both NICs set to one queue (no multiqueue)'
+
+    @run_after('setup')
+    def require_settable_queues(self):
+        part = self.current_partition
+        self.skip_if(self.placement == 'loopback', 'loopback does not go through the NIC')
+        self.skip_if(not (part.extras.get('nic_queues') or {}).get('set'),
+                     f'{self.current_system.name}:{part.name} does not let a job change the '
+                     f'NIC queue count (site config extras.nic_queues.set)')
+
+    def before_server(self):
+        # the nodes to itself: a case sharing them would measure with one queue too (a
+        # partition that forces oversubscription, as nscluster, cannot grant it)
+        self.job.options += ['--exclusive']
+        cmd = self.current_partition.extras['nic_queues']['set']
+        lines = [f"export MDXBENCH_NIC_SET_QUEUES='{cmd}'", 'declare -A queues_before']
+        self.postrun_cmds = []
+        for node, peer in (('server', 'client'), ('client', 'server')):
+            lines.append(f'line=$(srun -N1 -n1 --nodelist="${node}" {NIC_QUEUES} "${peer}" 1) '
+                         f'|| exit 1; echo "$line"; b=${{line##*before=}}; '
+                         f'queues_before[${node}]=${{b%% *}}')
+            # set back whatever the measurement did (also printed: before=1 after=N)
+            self.postrun_cmds.append(f'srun -N1 -n1 --nodelist="${node}" {NIC_QUEUES} '
+                                     f'"${peer}" "${{queues_before[${node}]}}"')
+        return lines
+
+    def derive(self, results):
+        super().derive(results)
+        info = results['nic']
+        if info['rx_queues'] != 1 or info['tx_queues'] != 1:
+            raise ValueError(f'{info["dev"]} has {info["rx_queues"]} rx and '
+                             f'{info["tx_queues"]} tx queues during the run, not 1')
+        self.mdx_extra = dict(self.mdx_extra, one_queue=True)
 
 
 @rfm.simple_test

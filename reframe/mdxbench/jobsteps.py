@@ -12,6 +12,7 @@ from mdxbench import placement as place
 from mdxbench.parsers import ParseError, nic
 
 NICINFO = os.path.join(os.path.dirname(__file__), 'scripts', 'nicinfo.sh')
+NIC_QUEUES = os.path.join(os.path.dirname(__file__), 'scripts', 'nic-queues.sh')
 
 
 def partition_nodes(partition):
@@ -125,6 +126,7 @@ class ClientServerTest(MdxBenchTest):
             'server=${nodes[0]}; client=${nodes[-1]}',
             'server_ip=$(getent ahostsv4 "$server" | awk \'NR==1 {print $1}\')',
             f'port={job_port(self.port)}',
+            *self.before_server(),
             *background_step(f'{on_server}{self.server_command()}', 'server.out', 'server',
                              self.server_wait),
             f'{on_client}{NICINFO} "$server"',
@@ -133,6 +135,10 @@ class ClientServerTest(MdxBenchTest):
         self.executable_opts = self.client_options()
         if two:
             self.job.launcher.options = ['-N1', '-n1', '--nodelist="$client"']
+
+    def before_server(self):
+        '''Job-script lines run on the batch host before the server starts.'''
+        return []
 
     def derive(self, results):
         with open(os.path.join(self.stagedir, self.stdout.evaluate())) as fp:

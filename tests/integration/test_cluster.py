@@ -30,7 +30,7 @@ def work():
 
 def reframe(work, *args, timeout=900, popen=False):
     '''ReFrame on nscluster. -n patterns are searched in the display name with its spaces
-    removed (e.g. Iperf3Throughput%placement=two-nodes%streams=1$).'''
+    removed (e.g. Iperf3Throughput%placement=same-host%streams=1$).'''
     cmd = [str(VENV_BIN / 'reframe'), '-r', '--system', 'nscluster', '--nocolor',
            '--prefix', str(work / 'rfm'), '--report-file', str(work / 'report.json'), *args]
     env = dict(os.environ, MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
@@ -90,6 +90,9 @@ def test_inter_node_checks_produce_values(cluster, work):
     two = [r for r in recs if '-host' in r['check'] or 'Aggregate' in r['check']]
     assert {r['check'].split()[0] for r in two} == {'Iperf3Throughput', 'SockperfPingPong',
                                                    'NetperfTcpRR', 'Iperf3Aggregate'}
+    # ci/cluster.sh's veths have two queues: multiqueue, as the mdx2 partitions run
+    assert {(r['meta']['nic_rx_queues'], r['meta']['multiqueue'])
+            for r in two if r['check'].startswith('Iperf3Throughput')} == {(2, True)}
     for r in two:
         assert r['perf_value'] > 0, r
         assert len(set(r['nodelist'])) == 2 and set(r['nodelist']) <= set(NODES), r
@@ -129,6 +132,26 @@ def test_inter_node_checks_produce_values(cluster, work):
     # OSU and IOR are not installable here: skipped with the reason, never passed
     for name in ('OsuLatency', 'OsuBandwidth', 'Ior'):
         assert re.search(rf'SKIP.*{name}.*is not installed on nscluster:nodes', res.stdout), name
+
+
+def test_one_queue_series_runs_with_one_queue_and_sets_the_count_back(cluster, work):
+    '''The paper's Figure 3 (no multiqueue) where a job may change the NIC's queues
+    (nscluster: extras.nic_queues): both nodes' veths go from two queues to one for the
+    run, and back to two after it. A run of its own: nscluster oversubscribes its nodes, so
+    a concurrent two-queue case would see one queue as well.'''
+    res = reframe(work, '-c', 'checks/network/tcp.py',
+                  '-n', r'Iperf3OneQueue%placement=different-hosts%streams=1$', '-S', 'duration=3')
+    assert res.returncode == 0, res.stdout[-5000:]
+    [r] = records(work)
+    assert (r['meta']['nic_rx_queues'], r['meta']['multiqueue'], r['meta']['one_queue']) == \
+        (1, False, True), r['meta']
+    assert r['perf_value'] > 0 and sorted(r['nodelist']) == ['mdxnode1', 'mdxnode3']
+    out = next(work.rglob('rfm_job.out')).read_text()
+    assert re.findall(r'mdxbench-queues: host=(\S+) dev=eth0 before=(\d) after=(\d)', out) == [
+        ('mdxnode1', '2', '1'), ('mdxnode3', '2', '1'), ('mdxnode1', '1', '2'), ('mdxnode3', '1', '2')]
+    for node in ('mdxnode1', 'mdxnode3'):
+        q = run(['ip', 'netns', 'exec', node, 'ls', '/sys/class/net/eth0/queues'])
+        assert sorted(q.stdout.split()) == ['rx-0', 'rx-1', 'tx-0', 'tx-1'], (node, q.stdout)
 
 
 def test_distribute_acceptance_lists_a_drained_node_as_not_tested(cluster, work):

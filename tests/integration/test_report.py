@@ -32,7 +32,7 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     plogs = _perflog(tmp_path, 12)
     # real perflogs of the cache sweep (local), the FFT kernel on 1 and 2 nodes, and PDS
     for name in ('local-debug-LikwidCacheSweep.log', 'nscluster-nodes-FftwMpi2d.log',
-                 'local-debug-PdsTpch.log'):
+                 'local-debug-PdsTpch.log', 'local-debug-WarpObjectStorage.log'):
         system, part, check = name.removesuffix('.log').split('-', 2)
         (plogs / system / part).mkdir(parents=True, exist_ok=True)
         shutil.copy(FIXTURES_PERFLOG.parent / name, plogs / system / part / f'{check}.log')
@@ -50,8 +50,11 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     assert tables[0]['columns'][-1] == 'local:debug (measured)'
     mem = tables[0]['rows'][1]['cells'][-1]
     assert mem['via'] == 'HpccStream' and mem['measured'] == stream['measured']
-    warp = tables[4]['rows'][0]['cells']                       # no S3 here: paper figures only
+    warp = tables[4]['rows'][0]['cells']
     assert warp[0]['paper'] == 898 and warp[1]['paper'] == 293
+    # ci/'s MinIO measured by warp on local: a column of its own beside the paper's S3s
+    assert tables[4]['columns'][-1] == 'local:debug (measured)'
+    assert all(row['cells'][-1]['measured'] > 0 for row in tables[4]['rows']), tables[4]
 
     dom, console = open_in_chromium(page, tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
