@@ -3,7 +3,20 @@
 # default <repo>/.mdxbench): configs, logs, data and the PIDs of what we started.
 set -euo pipefail
 
+_inherited_root=${MDXBENCH_ROOT:-}
 MDXBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# A state directory or venv inherited from another checkout (its ci/activate.sh sourced in
+# this shell) would run this one on the other's venv and services: use this checkout's.
+# One set on purpose, outside any checkout, is kept.
+if [[ -n $_inherited_root && $_inherited_root != "$MDXBENCH_ROOT" ]]; then
+    for _v in MDXBENCH_STATE_DIR MDXBENCH_VENV; do
+        if [[ ${!_v:-} == "$_inherited_root"/* ]]; then
+            printf '[%s] %s=%s belongs to the checkout %s (an activated shell?): using this checkout'"'"'s\n' \
+                "$(basename "$0")" "$_v" "${!_v}" "$_inherited_root" >&2
+            unset "$_v"
+        fi
+    done
+fi
 MDXBENCH_STATE_DIR=${MDXBENCH_STATE_DIR:-$MDXBENCH_ROOT/.mdxbench}
 MDXBENCH_VENV=${MDXBENCH_VENV:-$MDXBENCH_STATE_DIR/venv}
 export MDXBENCH_ROOT MDXBENCH_STATE_DIR MDXBENCH_VENV
