@@ -43,6 +43,8 @@ class Iperf3OneQueue(Iperf3Throughput):
     the NIC's queue count (``extras.nic_queues.set``, a command with ``{dev}`` and ``{n}``):
     both nodes' interfaces are set to one queue for the run and set back after it.'''
     descr = 'iperf3 TCP throughput with both NICs set to one queue (no multiqueue)'
+    #: its references are the paper's figures without multiqueue, whatever the partition runs
+    reference_fixed_conditions = {'multiqueue': False}
 
     @run_after('setup')
     def require_settable_queues(self):

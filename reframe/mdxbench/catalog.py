@@ -47,7 +47,8 @@ def _is_test_file(path):
 
 def describe(cls):
     '''``{'perf_vars': {name: unit}, 'better': {name: 'higher'|'lower'},
-    'params': {name: tuple of values}, 'conditions': what its references must state}``.'''
+    'params': {name: tuple of values}, 'conditions': what its references must state,
+    'fixed_conditions': the conditions the check sets for its run}``.'''
     table = cls.perf_table.default_value if hasattr(cls.perf_table, 'default_value') \
         else cls.perf_table
     return {
@@ -55,4 +56,5 @@ def describe(cls):
         'better': {name: better for name, (_, _, better) in table.items()},
         'params': {p: tuple(v.values) for p, v in cls.param_space.params.items()},
         'conditions': tuple(getattr(cls, 'reference_conditions', ())),
+        'fixed_conditions': dict(getattr(cls, 'reference_fixed_conditions', {})),
     }

@@ -17,8 +17,9 @@ Layout of a file::
 
 A check lists in ``reference_conditions`` the conditions every reference of it must state
 (the network checks: ``multiqueue``); the reference tests compare each stated condition with
-the facts of the entry's partition, so a figure measured under other conditions than the
-partition runs cannot stand as its reference.
+the facts of the entry's partition, or with what the check sets for its run
+(``reference_fixed_conditions``), so a figure measured under other conditions than the run
+has cannot stand as its reference.
 
 A check gets the entries for its class and parameters as ReFrame's ``reference``
 dictionary; a system with no entry reports its value with "no reference" and does not fail.
@@ -44,8 +45,12 @@ CONDITIONS = {
 }
 
 
-def condition_of(name, facts):
-    '''The value of condition ``name`` on a partition with these facts.'''
+def condition_of(name, facts, fixed=None):
+    '''The value of condition ``name`` on a partition with these facts, unless the check
+    sets it itself for its run (``fixed``: its ``reference_fixed_conditions``, e.g. the
+    one-queue iperf3 series turns multiqueue off).'''
+    if fixed and name in fixed:
+        return fixed[name]
     return CONDITIONS[name](facts)
 
 

@@ -60,10 +60,12 @@ def validate(entries, checks, targets):
                 errors.append(f"{where}: states no {k!r} condition ({e['check']} figures "
                               f"depend on it)")
         for k, v in cond.items():
-            has = references.condition_of(k, targets.get(e['target']))
+            has = references.condition_of(k, targets.get(e['target']), info['fixed_conditions'])
             if e['target'] in targets and has != v:
-                errors.append(f"{where}: the figure was measured with {k}={v}, the "
-                              f"partition {e['target']} runs with {k}={has}")
+                who = (f"{e['check']} runs" if k in info['fixed_conditions'] else
+                       f"the partition {e['target']} runs")
+                errors.append(f"{where}: the figure was measured with {k}={v}, {who} "
+                              f"with {k}={has}")
 
         if not str(e['source']).strip():
             errors.append(f'{where}: empty source')
@@ -159,6 +161,9 @@ def test_a_figure_cited_from_the_wrong_section_is_caught(source, message):
      'measured with multiqueue=False, the partition mdx2:vc16m32g runs with multiqueue=True'),
     (lambda d: d['NetperfTcpRR']['mdx2:vc16m32g'][0].pop('conditions'),
      "states no 'multiqueue' condition"),
+    # the one-queue series turns multiqueue off itself, whatever the partition runs
+    (lambda d: d['Iperf3OneQueue']['mdx2:vc16m32g'][0]['conditions'].update(multiqueue=True),
+     'measured with multiqueue=True, Iperf3OneQueue runs with multiqueue=False'),
 ])
 def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     data = yaml.safe_load((SITE / 'references' / 'papers.yaml').read_text())
