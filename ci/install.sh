@@ -5,6 +5,9 @@
 #   - Elasticsearch 8.19.21 from Maven Central, unpacked into the state directory
 #   - scrontab, which Debian 12's slurm-client leaves out, built from Debian's own source
 #     package of the installed Slurm version (install_scrontab)
+#   - Spack (ci/spack.sh: a site's spack on PATH, or ours from MDXBENCH_SPACK_TARBALL), and
+#     spack/local built with it from the source mirror (ci/spack-build.sh local), where a
+#     Spack exists; without one the checks that need its builds skip, saying so
 #   - MinIO (an S3 server) and warp (the paper's S3 benchmark), Go modules built with the
 #     machine's Go toolchain through the Go module proxy, versions pinned (install_go_tools;
 #     skipped, saying so, where no Go toolchain new enough exists)
@@ -29,6 +32,10 @@ APT_PACKAGES=(
     # hpcc links libblas.so.3: OpenBLAS (serial: one thread per MPI rank) instead of the
     # reference BLAS makes its HPL and DGEMM figures meaningful
     libopenblas0-serial
+    # what Spack builds spack/local with (ci/spack.sh finds them as externals): the
+    # compilers (gfortran: STREAM's Fortran part), libtool for IOR's autoreconf, and the
+    # libraries of fio (+libaio, zlib) and IOR (+aio) that the source mirror does not hold
+    gfortran libtool libtool-bin libaio-dev zlib1g-dev
     iproute2 procps util-linux hostname
     # scrontab's build from Debian's source package (install_scrontab)
     dpkg-dev gcc make binutils
@@ -87,7 +94,7 @@ install_apt() {
 
 install_venv() {
     local py=${MDXBENCH_PYTHON:-python3} stamp="$MDXBENCH_VENV/.mdxbench-stamp" want
-    local extras=${MDXBENCH_PIP_EXTRAS:-test,docs,datascience,mkl}
+    local extras=${MDXBENCH_PIP_EXTRAS:-test,docs,datascience,mkl,spack}
     "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
         || die "$py is $("$py" --version 2>&1); mdxbench needs Python >= 3.11 (set MDXBENCH_PYTHON)"
     want=$( (cat "$MDXBENCH_ROOT/pyproject.toml"; echo "$extras") | sha256sum | cut -d' ' -f1)
@@ -240,10 +247,19 @@ install_go_tools() {
     log "MinIO and warp installed in $bin (linked from $MDXBENCH_VENV/bin): $("$bin/warp" --version)"
 }
 
+# Spack and spack/local's build (the benchmarks of the `spack` environment on `local`)
+install_spack() {
+    bash "$MDXBENCH_ROOT/ci/spack.sh" setup
+    [[ $(cat "$MDXBENCH_STATE_DIR/spack/mode") == none ]] && return 0
+    ((do_apt)) || { log "Spack: --no-apt: spack/local is not built here (ci/spack-build.sh SYSTEM builds a site's)"; return 0; }
+    bash "$MDXBENCH_ROOT/ci/spack-build.sh" local
+}
+
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
 ((do_apt)) && install_apt
 ((do_apt)) && install_scrontab
 install_venv
 install_go_tools
 ((do_es)) && install_es
+install_spack
 log "install complete"

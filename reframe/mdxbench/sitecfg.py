@@ -332,11 +332,15 @@ def build_config(site_dir, selected=None, env=None):
             # ReFrame runs sbatch/squeue/sacct with its own environment
             os.environ['SLURM_CONF'] = slurm_conf
 
+        instead = sysdef.pop('spack_when_built', None)
         environ = spack_environ(sysdef, spack_tmpl)
         spack_environs.append(environ)
-        if sysdef['name'] == 'local' and os.path.isdir(environ['extras']['spack_view']):
+        if instead and os.path.isdir(environ['extras']['spack_view']):
+            # Spack's view is built (ci/spack-build.sh): `spack` (the view first on PATH,
+            # the machine's tools after it) takes the place of that environment, so each
+            # check runs once, on Spack's build where there is one
             for part in sysdef['partitions']:
-                part['environs'] = list(part['environs']) + ['spack']
+                part['environs'] = ['spack' if e == instead else e for e in part['environs']]
 
         _check_system(sysdef, f, env_names)
         for i, part in enumerate(sysdef['partitions']):

@@ -10,6 +10,7 @@ It needs only Python and PyYAML (no mdxbench, no Spack).
 '''
 import argparse
 import difflib
+import gzip
 import json
 import pathlib
 import re
@@ -80,7 +81,8 @@ def parse_spec(text):
                 cur = new('dep', re.split(r'(?=[+~%])', tok, maxsplit=1)[0])
                 tok = tok[len(re.split(r'(?=[+~%])', tok, maxsplit=1)[0]):]
             elif tok.startswith('%'):
-                body = tok[1:]
+                # %gcc, %cxx=intel-oneapi-compilers, %c,cxx=gcc (the languages it provides)
+                body = re.sub(r'^[a-z]+(,[a-z]+)*=', '', tok[1:])
                 name = re.split(r'(?=[+~^])', body, maxsplit=1)[0]
                 node = new('compiler', name)
                 tok = body[len(name):]
@@ -137,6 +139,8 @@ class Validator:
     def __init__(self, index):
         self.index = index
         self.errors = []
+        #: versions that the environment's own package repositories add (repos:)
+        self.repo_versions = {}
 
     def err(self, where, msg):
         self.errors.append(f'{where}: {msg}')
@@ -172,9 +176,10 @@ class Validator:
             if pkg is None:
                 continue   # a virtual
 
-            if versions and not _version_ok(node['version'], pkg['versions']):
+            known = self.repo_versions.get(name, []) + list(pkg['versions'])
+            if versions and not _version_ok(node['version'], known):
                 self.err(w, f'{name} has no version {node["version"]!r} (has: '
-                         f'{", ".join(pkg["versions"][:8])}...)')
+                         f'{", ".join(known[:8])}...)')
 
             for vname, value in node['variants']:
                 self.check_variant(w, name, pkg, vname, value)
@@ -257,9 +262,31 @@ class Validator:
 
         return files
 
+    def read_repos(self, files):
+        '''Versions the package repositories of the environment's ``repos:`` add (a repository
+        of ours extends builtin packages by inheritance: their variants stay builtin's).'''
+        self.repo_versions = {}
+        for f, data in files:
+            repos = data.get('repos', {}) or {}
+            paths = repos.values() if isinstance(repos, dict) else repos
+            for path in paths:
+                path = path.get('path') if isinstance(path, dict) else path
+                if not isinstance(path, str) or path.startswith('$') or '://' in path:
+                    continue   # a builtin or git repository: the index stands for it
+                repo = (f.parent / path).resolve()
+                if not (repo / 'repo.yaml').is_file():
+                    self.err(f'{f}: repos', f'{path!r}: no package repository there ({repo}/repo.yaml)')
+                    continue
+                for pkg in sorted(repo.glob('packages/*/package.py')):
+                    name = pkg.parent.name.replace('_', '-')
+                    self.check_name(f'{pkg}', name)
+                    found = re.findall(r'version\(\s*"([^"]+)"', pkg.read_text())
+                    self.repo_versions.setdefault(name, []).extend(found)
+
     def validate_env(self, env_dir):
         env_dir = pathlib.Path(env_dir)
         files = self.config_files(env_dir)
+        self.read_repos(files)
         definitions = {}
         for f, data in files:
             for j, entry in enumerate(data.get('definitions', []) or []):
@@ -338,6 +365,79 @@ def validate(env_dirs, index_path=DEFAULT_INDEX):
     return v.errors
 
 
+DEFAULT_NEEDS = HERE / 'needs.yaml'
+
+
+def _lock_roots(lock):
+    '''The concretized roots of a spack.lock: [(root spec text, node dict)], and the nodes
+    by hash.'''
+    nodes = lock.get('concrete_specs', {})
+    return [(r.get('spec', ''), nodes.get(r.get('hash'), {})) for r in lock.get('roots', [])], nodes
+
+
+def _differences(need, node, nodes):
+    '''What a concretized node lacks of one needs.yaml entry, as readable phrases.'''
+    out = []
+    if need.get('version') is not None and str(node.get('version')) != str(need['version']):
+        out.append(f'version {node.get("version")} (needs {need["version"]})')
+    if need.get('namespace') and node.get('namespace') != need['namespace']:
+        out.append(f'from repository {node.get("namespace")!r} (needs {need["namespace"]!r})')
+    params = node.get('parameters', {})
+    for name, want in (need.get('variants') or {}).items():
+        have = params.get(name)
+        if isinstance(want, bool) or isinstance(have, bool):
+            ok = have is want
+        else:
+            ok = str(have) == str(want)
+        if not ok:
+            shown = {True: f'+{name}', False: f'~{name}'}.get(want, f'{name}={want}')
+            out.append(f'{name}={have!r} (needs {shown})')
+    for flag, wants in (need.get('flags') or {}).items():
+        have = params.get(flag, [])
+        missing = [w for w in wants if w not in have]
+        if missing:
+            out.append(f'{flag} {have} lack {missing}')
+    by_virtual = {}
+    for dep in node.get('dependencies', []):
+        for v in dep.get('parameters', {}).get('virtuals', []):
+            by_virtual[v] = dep.get('name')
+    for lang, comp in (need.get('compilers') or {}).items():
+        if by_virtual.get(lang) != comp:
+            out.append(f'{lang} compiler {by_virtual.get(lang)!r} (needs {comp!r})')
+    return out
+
+
+def check_lock(lock_path, needs_path=DEFAULT_NEEDS, env_name=None):
+    '''Errors of one environment's spack.lock against needs.yaml: a missing root or a root
+    that differs from what the checks need, each naming the lockfile, the package and the
+    checks. ``env_name`` defaults to the lockfile's directory name.'''
+    lock_path = pathlib.Path(lock_path)
+    env_name = env_name or lock_path.parent.name
+    try:
+        raw = lock_path.read_bytes()
+        lock = json.loads(gzip.decompress(raw) if raw[:2] == b'\x1f\x8b' else raw)
+    except FileNotFoundError:
+        return [f'{lock_path}: no lockfile (concretize the environment first)']
+    except json.JSONDecodeError as err:
+        return [f'{lock_path}:{err.lineno}: not a Spack lockfile ({err.msg})']
+    needs = yaml.safe_load(pathlib.Path(needs_path).read_text()).get('roots', [])
+    roots, nodes = _lock_roots(lock)
+    errors = []
+    for i, need in enumerate(needs):
+        if need.get('environments') and env_name not in need['environments']:
+            continue
+        where = f'{lock_path}: {need["package"]} (needs.yaml roots[{i}], checks {", ".join(need.get("checks", []))})'
+        mine = [(text, node) for text, node in roots if node.get('name') == need['package']]
+        if not mine:
+            errors.append(f'{where}: no root of {need["package"]} in environment {env_name}')
+            continue
+        diffs = [_differences(need, node, nodes) for _, node in mine]
+        if all(diffs):
+            best = min(zip(diffs, mine), key=lambda d: len(d[0]))
+            errors.append(f'{where}: root {best[1][0]!r} concretized with ' + '; '.join(best[0]))
+    return errors
+
+
 def environment_dirs(spack_dir=None):
     spack_dir = pathlib.Path(spack_dir or SPACK_DIR)
     return sorted(p for p in spack_dir.iterdir() if (p / 'spack.yaml').is_file())
@@ -346,8 +446,18 @@ def environment_dirs(spack_dir=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--index', default=str(DEFAULT_INDEX))
+    ap.add_argument('--lock', action='append', default=[], metavar='SPACK_LOCK',
+                    help='check a concretized environment (its spack.lock) against needs.yaml')
+    ap.add_argument('--needs', default=str(DEFAULT_NEEDS))
     ap.add_argument('envs', nargs='*')
     args = ap.parse_args(argv)
+    if args.lock:
+        errors = [e for lock in args.lock for e in check_lock(lock, args.needs)]
+        for e in errors:
+            print(e)
+        print(f'{len(args.lock)} lockfile(s), {len(errors)} error(s)')
+        return 1 if errors else 0
+
     if not pathlib.Path(args.index).exists():
         print(f'spackcheck: no index at {args.index}', file=sys.stderr)
         return 2

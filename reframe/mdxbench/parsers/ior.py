@@ -100,28 +100,37 @@ def _with_direct(out):
     return out
 
 
-def read_not_from_storage(parsed, node_memory_bytes=None):
-    """Why the read bandwidth of this run cannot be a storage figure, or None when it is.
+def page_cache_reason(odirect, reorder, nodes, bytes_per_node, node_memory_bytes=None):
+    """Why IOR's read of a run with these settings would be served by the page cache of
+    the writing node (a sentence), or None when it reaches storage.
 
-    IOR reads back what it wrote. The read reaches storage when the page cache of the
-    writing node cannot serve it: with O_DIRECT (``--posix.odirect``); when ``-C``
-    (reorderTasks) makes every rank read what a rank of *another* node wrote, which needs
-    at least two nodes (-C shifts ranks by one node's worth of tasks); or when each node
-    wrote at least twice its memory (``node_memory_bytes``), so that the start of the file
-    is long evicted when the sequential read begins (mdx I's runs without O_DIRECT: 8 GiB
-    per rank)."""
-    if 'read_gbs' not in parsed or parsed['odirect']:
+    IOR reads back what it wrote. The read reaches storage with O_DIRECT
+    (``--posix.odirect``); when ``-C`` (reorderTasks) makes every rank read what a rank of
+    *another* node wrote, which needs at least two nodes (-C shifts ranks by one node's
+    worth of tasks); or when each node wrote at least twice its memory
+    (``node_memory_bytes``), so that the start of the file is long evicted when the
+    sequential read begins (mdx I's runs without O_DIRECT: 8 GiB per rank). Used before a
+    run (from the sizing: the case is skipped) and after it (from what IOR reports)."""
+    if odirect or (reorder and nodes >= 2):
         return None
-    if parsed['reorder'] and parsed['nodes'] >= 2:
+    if node_memory_bytes and bytes_per_node >= 2 * node_memory_bytes:
         return None
-    per_node = parsed.get('aggregate_bytes', 0) / max(1, parsed['nodes'])
-    if node_memory_bytes and per_node >= 2 * node_memory_bytes:
-        return None
-    return (f'IOR read back on {parsed["nodes"]} node(s) '
-            + ('with -C' if parsed['reorder'] else 'without -C')
-            + ' and without O_DIRECT, {:.1f} GiB written per node'.format(per_node / 2 ** 30)
+    return (f'IOR reads back on {nodes} node(s) '
+            + ('with -C' if reorder else 'without -C')
+            + ' and without O_DIRECT, {:.1f} GiB written per node'.format(bytes_per_node / 2 ** 30)
             + (' (less than twice its {:.0f} GiB of memory)'.format(node_memory_bytes / 2 ** 30)
                if node_memory_bytes else '')
-            + ': every rank read what its own node had just written, so the read figure '
-            '({:.1f} GB/s) is the page cache, not storage; run with --posix.odirect, on two '
-            'or more nodes with -C, or with more segments'.format(parsed['read_gbs']))
+            + ': every rank reads what its own node has just written, so the read figure '
+            'is the page cache, not storage; run with --posix.odirect, on two or more nodes '
+            'with -C, or with more segments')
+
+
+def read_not_from_storage(parsed, node_memory_bytes=None):
+    """Why the read bandwidth of this run cannot be a storage figure, or None when it is
+    (:func:`page_cache_reason` of what IOR reports it ran, with the figure it read)."""
+    if 'read_gbs' not in parsed:
+        return None
+    why = page_cache_reason(parsed['odirect'], parsed['reorder'], parsed['nodes'],
+                            parsed.get('aggregate_bytes', 0) / max(1, parsed['nodes']),
+                            node_memory_bytes)
+    return why and f'{why} (read {parsed["read_gbs"]:.1f} GB/s)'
