@@ -12,6 +12,9 @@ import mdxbench.hpcc as launch
 from mdxbench.base import MdxBenchTest, partition_facts, peak_gflops
 from mdxbench.parsers import hpcc, linpack
 
+#: said where Intel's binaries are missing: no registry, Spack mirror or PyPI wheel has them
+INTEL_DOWNLOAD = ("Intel's LINPACK binaries are Intel's download (oneAPI MKL benchmarks), "
+                  "in no registry or mirror: install them and set MKLROOT")
 MKL_DIRS = ['$MKLROOT/share/mkl/benchmarks/linpack', '$MKLROOT/benchmarks/linpack',
             '$MKLROOT/share/mkl/benchmarks/mp_linpack', '$MKLROOT/benchmarks/mp_linpack']
 
@@ -57,6 +60,7 @@ class MklLinpackShm(_Linpack):
     bench_name = 'intel-mkl-linpack'
     bench_binary = 'xlinpack_xeon64'
     bench_search_dirs = MKL_DIRS
+    bench_origin = INTEL_DOWNLOAD
     parser = staticmethod(linpack.shm_linpack)
     time_limit = '1h'
     #: problem sizes; the best Maximal GFlops is reported
@@ -91,6 +95,7 @@ class MklLinpackMpi(_Linpack):
     bench_name = 'intel-mkl-mp-linpack'
     bench_binary = 'xhpl_intel64_dynamic'
     bench_search_dirs = MKL_DIRS
+    bench_origin = INTEL_DOWNLOAD
     parser = staticmethod(linpack.mp_linpack)
     time_limit = '2h'
     num_nodes = parameter([1, 2])

@@ -32,8 +32,11 @@ class Ior(StorageTargetTest):
     odirect = parameter([True, False])
     #: ranks per node: 1, or one per core of the partition
     ranks_per_node = parameter([1, 'cores'])
-    #: segments of one block per rank: mdx I's 8192 x 1 MiB = 8 GiB per rank
-    segments = variable(int, value=8192)
+    #: segments of one block per rank: mdx I's 8192 x 1 MiB = 8 GiB per rank, unless the
+    #: partition sizes IOR for itself (extras.ior.segments); -S segments=N wins over both
+    segments = variable(int, type(None), value=None)
+    #: mdx I's segments (8 GiB per rank with 1 MiB blocks), where nothing else is said
+    MDX1_SEGMENTS = 8192
     block_size = variable(str, value='1m')
     transfer_size = variable(str, value='1m')
     repetitions = variable(int, value=3)
@@ -52,8 +55,9 @@ class Ior(StorageTargetTest):
     @run_after('setup')
     def size_for_partition(self):
         # a partition may size IOR for its purpose (extras.ior.segments: a small node)
-        self.segments = int((self.current_partition.extras.get('ior') or {}).get(
-            'segments', self.segments))
+        if self.segments is None:
+            self.segments = int((self.current_partition.extras.get('ior') or {}).get(
+                'segments', self.MDX1_SEGMENTS))
 
     def tasks_per_node(self):
         return (partition_facts(self.current_partition)['cores']
@@ -66,8 +70,13 @@ class Ior(StorageTargetTest):
         facts = partition_facts(self.current_partition)
         mem = facts.get('memory_gib')
         per_node = self.segments * _bytes(self.block_size) * self.tasks_per_node()
-        why = ior.page_cache_reason(self.odirect, True, self.num_nodes, per_node,
+        # nodes that share one kernel (namespaces, containers) share its page cache: -C
+        # then reads what the same cache holds
+        shared = bool(self.current_partition.extras.get('shared_page_cache'))
+        why = ior.page_cache_reason(self.odirect, not shared, self.num_nodes, per_node,
                                     mem * 2 ** 30 if mem else None)
+        if why and shared:
+            why += ' (the nodes of this partition share one page cache)'
         self.skip_if(why is not None, why)
 
     @run_before('run')

@@ -124,6 +124,9 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     #: Resolved path of ``bench_binary``
     bench_path = variable(str, value='')
 
+    #: Where the binary comes from when it is nobody's package (said when it is missing)
+    bench_origin = variable(str, value='')
+
     @staticmethod
     def parser(text):
         raise NotImplementedError('a check must set parser to a mdxbench.parsers function')
@@ -155,6 +158,7 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             f'{binary} ({what}) is not installed on '
             f'{self.current_system.name}:{self.current_partition.name} with environment '
             f'{self.current_environ.name}: not found on PATH={path}'
+            + (f' ({self.bench_origin})' if self.bench_origin else '')
         )
         return found
 

@@ -129,9 +129,36 @@ def test_inter_node_checks_produce_values(cluster, work):
         assert r['meta']['bench_path'].endswith('/fftw-mpi-bench'), r['meta']['bench_path']
         assert '/stage/' in r['meta']['bench_path'], r['meta']['bench_path']
 
-    # OSU and IOR are not installable here: skipped with the reason, never passed
-    for name in ('OsuLatency', 'OsuBandwidth', 'Ior'):
-        assert re.search(rf'SKIP.*{name}.*is not installed on nscluster:nodes', res.stdout), name
+    # OSU and IOR: Spack's builds (spack/local's view, the `spack` environment in place of
+    # `native` on nscluster), across two nodes; skipped with the reason where no Spack is
+    view = ROOT / 'spack' / 'local' / '.spack-env' / 'view'
+    if not view.is_dir():
+        assert not os.environ.get('MDXBENCH_SPACK_TARBALL'), 'Spack archives given, no view built'
+        for name in ('OsuLatency', 'OsuBandwidth', 'Ior'):
+            assert re.search(rf'SKIP.*{name}.*is not installed on nscluster:nodes', res.stdout), name
+        return
+    osu = {r['check'].split()[0]: r for r in recs if r['check'].startswith('Osu')}
+    assert {'OsuLatency', 'OsuBandwidth', 'OsuAlltoall'} <= set(osu), sorted(osu)
+    for name in ('OsuLatency', 'OsuBandwidth'):
+        r = osu[name]
+        assert r['environ'] == 'spack' and r['meta']['bench_path'].startswith(str(view)), r
+        assert len(set(r['nodelist'])) == 2 and r['meta']['nodes'] == 2, r
+        assert r['perf_value'] > 0, r
+    ior = [r for r in recs if r['check'].startswith('Ior')]
+    ran = {(int(re.search(r'%num_nodes=(\d+)', r['check']).group(1)), '%odirect=True' in r['check'])
+           for r in ior}
+    assert ran == {(1, True), (2, True)}, sorted(r['check'] for r in ior)
+    for r in ior:
+        assert r['environ'] == 'spack' and r['meta']['segments'] == 64, r['meta']
+    # without O_DIRECT the namespace nodes read their one shared page cache: skipped first
+    skipped = re.findall(r'SKIP.*(Ior %target=scratch .*%odirect=False.*)\[(.*)\]$', res.stdout, re.M)
+    assert skipped and all('share one page cache' in why for _, why in skipped), skipped
+    report = json.loads((work / 'report.json').read_text())
+    for tc in (t for run_ in report['runs'] for t in run_['testcases']):
+        if tc['name'].startswith('Ior') and tc['result'] == 'pass':
+            script = open(os.path.join(tc['outputdir'], 'rfm_job.sh')).read()
+            line = next(ln for ln in script.splitlines() if '/ior ' in ln)
+            assert ' -s 64 -b 1m -t 1m ' in line and '--posix.odirect' in line, line
 
 
 def test_one_queue_series_runs_with_one_queue_and_sets_the_count_back(cluster, work):

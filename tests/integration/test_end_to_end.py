@@ -12,6 +12,8 @@ from mdxbench import perflog
 # The only reasons a case may skip on `local`: what the configuration cannot know (FFTW MPI
 # is not among them: ci/install.sh installs libfftw3-mpi-dev)
 SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware PMU',
+                # IOR without O_DIRECT on one node, decided from its sizing before it runs
+                'is the page cache, not storage',
                 'is not in the short sweep of object target minio',
                 # the one-queue iperf3 series needs two nodes and a NIC a job may change
                 'loopback does not go through the NIC')
@@ -28,15 +30,25 @@ def _local_sweep():
 LOCAL_SWEEP = _local_sweep()
 
 
+# spack/local's view (ci/install.sh builds it where a Spack is at hand): the `spack`
+# environment of `local` puts it first on PATH, in place of `native`
+SPACK_VIEW = ROOT / 'spack' / 'local' / '.spack-env' / 'view'
+SPACK_BUILDS = {'Ior', 'OsuLatency', 'OsuBandwidth', 'OsuAlltoall', 'BabelStreamOmp', 'StreamOmp',
+                'NetperfTcpRR', 'FioTarget', 'Iperf3Throughput'}
+
+
 def installed(cls):
-    """Whether a check's benchmark binary is on this machine's PATH (or search dirs)."""
+    """Whether a check's benchmark binary is on the job's PATH (Spack's view, then this
+    machine's) or in its search dirs."""
     import shutil
 
     binary = cls.bench_binary.default_value if hasattr(cls.bench_binary, 'default_value') \
         else cls.bench_binary
     dirs = cls.bench_search_dirs.default_value if hasattr(cls.bench_search_dirs, 'default_value') \
         else cls.bench_search_dirs
-    return shutil.which(binary, path=os.pathsep.join([os.environ['PATH']] + list(dirs))) is not None
+    dirs = [d.replace('$MDXBENCH_SPACK_VIEW', str(SPACK_VIEW)) for d in dirs]
+    path = [str(SPACK_VIEW / 'bin'), os.environ['PATH']] + dirs
+    return shutil.which(binary, path=os.pathsep.join(path)) is not None
 
 
 @pytest.fixture(scope='module')
@@ -89,6 +101,13 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
             assert any(s in reason for s in SKIP_REASONS), (tc['name'], reason)
             if 'is not installed' in reason:
                 assert not installed(classes[name]), (tc['name'], 'installed, yet skipped')
+                if SPACK_VIEW.is_dir():
+                    # with Spack's builds, only Intel's LINPACK binaries are missing
+                    assert name.startswith('MklLinpack'), (tc['name'], reason)
+                    assert "Intel's download" in reason, reason
+            if 'page cache' in reason:
+                assert name == 'Ior' and '%odirect=False' in tc['display_name'] \
+                    and '%num_nodes=1' in tc['display_name'], (tc['name'], reason)
             if 'has 1 node(s)' in reason:
                 # true only if Slurm has that many nodes and the case needs more
                 have, need = map(int, re.search(r'has (\d+) node\(s\);.* needs (\d+)',
@@ -111,7 +130,7 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
     # an installed benchmark skips only for what the machine lacks (nodes, PMU)
     for name, tcs in skipped.items():
         if installed(classes[name]):
-            assert all(re.search('has 1 node|no hardware PMU|short sweep|through the NIC',
+            assert all(re.search('has 1 node|no hardware PMU|short sweep|through the NIC|page cache',
                                  reasons.get(tc['display_name'], '')) for tc in tcs), name
     # with a Go toolchain, ci/install.sh builds MinIO and warp, ci/services.sh starts MinIO,
     # and the short sweep of local's object target runs against it
@@ -120,14 +139,65 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
         want = {f'WarpObjectStorage %target=minio %op={op} %concurrency={c}'
                 for op, cs in LOCAL_SWEEP['concurrency'].items() for c in cs}
         assert done == want, (done, want)
+        for tc in passed['WarpObjectStorage']:
+            conc = re.search(r'%concurrency=(\d+)', tc['display_name']).group(1)
+            op = re.search(r'%op=(\w+)', tc['display_name']).group(1)
+            line = next(ln for ln in _job_script(tc).splitlines() if '/warp ' in ln)
+            assert f' {op} ' in line and f' --concurrent={conc} ' in line + ' ', line
         assert len(passed['WarpMultiClient']) == 2          # GET and PUT from one client
     # ci/install.sh installs these tools (netperf and MKL from Debian non-free)
     # and the FFT kernel builds against libfftw3-mpi-dev and runs on one node
     assert {'NetperfTcpRR', 'HpccHpl', 'SockperfPingPong', 'FioTarget', 'FftwMpi2d'} <= set(passed)
+    # Spack's builds: with Spack's archives given (CI) the view must exist, and every check
+    # of a benchmark Spack builds ran on it, in the `spack` environment
+    if os.environ.get('MDXBENCH_SPACK_TARBALL'):
+        assert SPACK_VIEW.is_dir(), 'MDXBENCH_SPACK_TARBALL is set, yet spack/local was not built'
+    native = 'spack' if SPACK_VIEW.is_dir() else 'native'
+    if SPACK_VIEW.is_dir():
+        assert SPACK_BUILDS <= set(passed), SPACK_BUILDS - set(passed)
+        for name in SPACK_BUILDS:
+            for tc in passed[name]:
+                assert tc['environ'] == 'spack', tc['name']
+                assert tc['bench_path'].startswith(str(SPACK_VIEW)), tc['bench_path']
+        _assert_job_scripts_run_what_they_say(passed)
     # HPL on both BLAS libraries of local; only BLAS users run in the mkl environment
-    assert sorted(tc['environ'] for tc in passed['HpccHpl']) == ['mkl', 'native']
+    assert sorted(tc['environ'] for tc in passed['HpccHpl']) == sorted(['mkl', native])
     assert {n for n, tcs in passed.items() if any(tc['environ'] == 'mkl' for tc in tcs)} \
         == {n for n, c in classes.items() if c.uses_blas and n in passed}
+
+
+def _job_script(tc):
+    return open(os.path.join(tc['outputdir'], 'rfm_job.sh')).read()
+
+
+def _assert_job_scripts_run_what_they_say(passed):
+    """The generated job scripts run what the checks say: IOR with the partition's sizing
+    and --posix.odirect exactly when odirect; STREAM as built (needs.yaml's size) with the
+    threads asked for; BabelStream with the size it records."""
+    import yaml
+
+    local = yaml.safe_load((ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text())
+    segments = local['partitions'][0]['extras']['ior']['segments']
+    for tc in passed['Ior']:
+        script = _job_script(tc)
+        line = next(ln for ln in script.splitlines() if '/ior ' in ln)
+        assert f' -s {segments} -b 1m -t 1m ' in line, line
+        assert ('--posix.odirect' in line) == ('%odirect=True' in tc['display_name']), line
+        assert (' -F ' in line) == ('file-per-process' in tc['display_name']), line
+        assert ' -i 3 ' in line and ' -C ' in line, line
+    needs = yaml.safe_load((ROOT / 'spack' / 'tools' / 'needs.yaml').read_text())['roots']
+    size = int(next(n for n in needs if n['package'] == 'stream')['variants']['stream_array_size'])
+    for tc in passed['StreamOmp']:
+        out = open(os.path.join(tc['outputdir'], 'rfm_job.out')).read()
+        assert f'Array size = {size} (elements)' in out, out[:2000]
+        assert 'Each kernel will be executed 10 times.' in out, out[:2000]
+        threads = 1 if 'one-thread' in tc['display_name'] else tc['num_cpus_per_task']
+        assert f'export OMP_NUM_THREADS={threads}' in _job_script(tc)
+    for tc in passed['BabelStreamOmp']:
+        n = tc['mdx_extra']['array_elements']
+        assert f"/omp-stream -s {n} -n 100" in _job_script(tc)
+        out = open(os.path.join(tc['outputdir'], 'rfm_job.out')).read()
+        assert f'Array size: {n * 8 / 1e6:.1f} MB' in out, out[:1500]
 
 
 def test_perflogs_hold_every_perf_value_with_provenance(suite_run):

@@ -124,3 +124,29 @@ def test_a_node_whose_disk_is_not_what_the_site_declares_fails_conformance(clust
         assert v['reasons'] == [
             f"NodeConformance: failed: nodefacts: node {v['node']} is not what nscluster:nodes "
             f"declares: storage target node_local: declared file system xfs, found ext4"], v
+
+
+def test_iperf3_pairs_start_together_on_eight_nodes(cluster8):
+    '''Guidi et al.'s Figure 5 method on the 8 nodes: 2 and 4 iperf3 pairs (servers on the
+    first N nodes, clients on the last N), the clients started together at one time, each
+    with its ramp-up left out; the record says how far apart they started.'''
+    import re
+    import uuid
+
+    import test_cluster as tc
+
+    work = tc.STATE / 'test-cluster' / uuid.uuid4().hex[:8]
+    work.mkdir(parents=True)
+    res = tc.reframe(work, '-c', 'checks/network/tcp.py', '-n', r'Iperf3Aggregate%pairs=(2|4)$',
+                     '-S', 'Iperf3Aggregate.duration=4')
+    assert res.returncode == 0, res.stdout[-5000:]
+    recs = [r for r in tc.records(work) if r['perf_var'] == 'aggregate']
+    by_pairs = {int(re.search(r'%pairs=(\d+)', r['check']).group(1)): r for r in recs}
+    assert sorted(by_pairs) == [2, 4], [r['check'] for r in recs]
+    for pairs, r in by_pairs.items():
+        m = r['meta']
+        assert len(set(r['nodelist'])) == 2 * pairs, r['nodelist']
+        assert len(m['per_pair_gbps']) == pairs and all(v > 0 for v in m['per_pair_gbps']), m
+        # iperf3 stamps its start in whole seconds: together means at most one apart
+        assert m['start_spread_s'] <= 1 and m['omit_s'] == 2, m
+        assert abs(sum(m['per_pair_gbps']) - r['perf_value']) < 0.01 * r['perf_value'], m

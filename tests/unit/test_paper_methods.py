@@ -25,8 +25,13 @@ def test_ior_as_mdx1_ran_it_with_one_rank_per_vm_as_mdx2(classes):
     assert set(p['odirect']) == {True, False}
     assert 1 in p['ranks_per_node'] and 'cores' in p['ranks_per_node']
     assert set(p['num_nodes']) == {1, 2, 4, 8}
-    assert (ior.segments, ior.block_size, ior.transfer_size, ior.repetitions) == \
+    # segments: the partition's sizing (extras.ior.segments) or -S, else mdx I's 8192
+    assert (ior.MDX1_SEGMENTS, ior.block_size, ior.transfer_size, ior.repetitions) == \
         (8192, '1m', '1m', 3)
+    # the sites size nothing down: they run mdx I's 8 GiB per rank
+    for system in ('mdx2', 'laurel', 'aws-pcluster'):
+        text = (REPO_ROOT / 'site-configs' / 'systems' / f'{system}.yaml').read_text()
+        assert 'ior:' not in text, system
 
 
 def test_warp_multi_client_sweeps_one_to_eight_clients(classes):
