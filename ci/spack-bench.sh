@@ -35,7 +35,8 @@ if [[ " ${envs[*]} " == *" local "* ]]; then
     [[ -f $MDXBENCH_STATE_DIR/spack/scope/mirrors.yaml ]] && cp "$MDXBENCH_STATE_DIR/spack/scope/mirrors.yaml" "$work/scope/"
     build_cold=$(secs "$spack" -C "$work/scope" -e "$work/spack/local" install --fail-fast)
     build_warm=$(secs "$spack" -C "$work/scope" -e "$work/spack/local" install --fail-fast)
-    roots=$(grep -c '"spec"' "$work/spack/local/spack.lock" || true)
+    roots=$("$MDXBENCH_VENV/bin/python" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["roots"]))' \
+        "$work/spack/local/spack.lock")
 fi
 
 echo

@@ -161,6 +161,24 @@ def test_spack_environment_exports_its_view_for_the_checks():
     assert dict(env['env_vars'])['PATH'] == f'{view}/bin:$PATH'
 
 
+@pytest.mark.parametrize('built', [True, False])
+def test_spack_replaces_native_on_local_and_nscluster_once_its_view_is_built(tmp_path, built):
+    '''spack_when_built: native -- with the view there, each check runs once, in `spack`
+    (the view first on PATH, the machine's tools after it); without it, in `native`. The
+    sites name `spack` themselves and are not changed.'''
+    view = tmp_path / 'view'
+    if built:
+        view.mkdir()
+    cfg = sitecfg.build_config(SITE, selected='local', env={'MDXBENCH_SPACK_VIEW': str(view)})
+    systems = {s['name']: s for s in cfg['systems']}
+    for name in ('local', 'nscluster'):
+        environs = systems[name]['partitions'][0]['environs']
+        assert ('spack' in environs, 'native' in environs) == (built, not built), (name, environs)
+    assert systems['local']['partitions'][0]['environs'][-1] == 'mkl'
+    assert systems['mdx2']['partitions'][0]['environs'] == ['spack']
+    assert all('spack_when_built' not in s for s in cfg['systems'])
+
+
 def test_facts_from_a_captured_machine(fixture_text):
     '''/proc/cpuinfo and /proc/meminfo of this project's CI machine kind (AMD EPYC with
     AVX-512, 24,684,092 kB, no cpufreq): AVX-512 F is 32 double-precision FLOPs per cycle
