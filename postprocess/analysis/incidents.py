@@ -16,7 +16,7 @@ one) and share their explanation:
 
 Each series of an incident says whether it **went away**: the series' latest level (the
 median after its last change point) is back within ``min_effect`` of its level before the
-regression. An incident all of whose series went away is *resolved*: a transient dip of a
+regression, or better than it (the series' direction). An incident all of whose series went away is *resolved*: a transient dip of a
 few runs does not stay an open regression.
 
 States across cycles (:func:`update`): ``new`` (found, nobody told yet) -> ``open`` (a
@@ -69,8 +69,17 @@ def latest_levels(cps):
 
 
 def went_away(cp, level, min_effect=changes.MIN_EFFECT):
-    '''Whether a regression's series is back within ``min_effect`` of its earlier level.'''
-    return level is not None and abs(level / cp['before'] - 1) < min_effect
+    '''Whether a regression's series is back: its latest level within ``min_effect`` of its
+    earlier level, or better than that (the direction of the series, ``better``: a node
+    that comes back 4% above its old level after a quota is lifted has recovered).'''
+    if level is None:
+        return False
+    rel = level / cp['before'] - 1
+    if cp.get('better') == 'higher':
+        return rel > -min_effect
+    if cp.get('better') == 'lower':
+        return rel < min_effect
+    return abs(rel) < min_effect
 
 
 def incident_id(system, scope, text, start):

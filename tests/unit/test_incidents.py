@@ -86,6 +86,25 @@ def test_a_dip_that_returns_is_no_open_regression(dip):
         assert [h['state'] for h in state[found[0]['id']]['history']] == ['resolved']
 
 
+@pytest.mark.parametrize('better,back,gone', [
+    ('higher', 1.08, True),     # a quota lifted: back 8% above the old level
+    ('higher', 0.85, False),    # only partly back: still a regression
+    ('lower', 0.92, True),      # latency back below its old level
+    ('lower', 1.15, False),
+])
+def test_a_series_back_at_its_old_level_or_better_went_away(better, back, gone):
+    '''Issue 28: a node slowed by a quota, then restored, came back above its earlier
+    level and its incident stayed open: better than before is gone too, in the series'
+    own direction.'''
+    x = gauss(100, 90, seed=6)
+    x[30:60] *= 0.7 if better == 'higher' else 1 / 0.7
+    x[60:] *= back
+    found = incidents.group(scan(rows(x, better=better)))
+    assert len(found) == 1 and found[0]['went_away'] is gone, found
+    state = incidents.update({}, found, '2026-11-23T00:00:00+00:00')
+    assert (incidents.open_regressions(state) == []) is gone
+
+
 def test_states_across_cycles_notify_only_new_and_reopened():
     x = gauss(100, 90, seed=5)
     x[30:45] *= 0.7                       # regression, returns at run 45, regresses at 65
