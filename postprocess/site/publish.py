@@ -79,6 +79,17 @@ def _state(inc):
     return f'<span class="{esc(inc["state"])}">{esc(inc["state"])}</span>'
 
 
+def _partition(inc):
+    '''An incident's scope: its partition, or every partition of the system.'''
+    return inc['partition'] or 'all partitions'
+
+
+def _cause(inc):
+    '''The cause, said once: an event, new nodes or "nothing recorded" say what they are;
+    a provenance change is named as one.'''
+    return f'provenance changed: {inc["cause"]}' if inc['kind'] == 'provenance' else inc['cause']
+
+
 def incident_rows(incidents):
     '''The index's incident table rows, still regressing first, then newest.'''
     items = sorted(incidents.values(), key=lambda i: (ORDER.get(i['state'], 9),
@@ -86,7 +97,7 @@ def incident_rows(incidents):
     return '\n'.join(
         f'<tr><td><a href="incident-{esc(i["id"])}.html">{esc(i["id"])}</a></td>'
         f'<td>{_state(i)}</td><td>{esc(i["first_seen"][:16])}</td>'
-        f'<td>{esc(i["partition"])}</td><td>{esc(i["cause"])}</td><td>{len(i["series"])}</td>'
+        f'<td>{esc(_partition(i))}</td><td>{esc(_cause(i))}</td><td>{len(i["series"])}</td>'
         f'<td>{i["series"][0]["effect"]:+.1%} {esc(i["series"][0]["check"])} '
         f'{esc(i["series"][0]["perf_var"])}</td></tr>' for i in items)
 
@@ -170,8 +181,8 @@ def incident_body(system, inc, charts, mdes=None):
     return f'''<h1>Incident {esc(inc["id"])}: {_state(inc)}</h1>
 <p id="cause">{esc(feed.title(inc))}</p>
 <table><tr><th>system</th><td>{esc(system)}</td></tr>
-<tr><th>partition</th><td>{esc(inc["partition"])}</td></tr>
-<tr><th>cause</th><td>{esc(inc["kind"])}: {esc(inc["cause"])}</td></tr>
+<tr><th>partition</th><td>{esc(_partition(inc))}</td></tr>
+<tr><th>cause</th><td>{esc(_cause(inc))}</td></tr>
 <tr><th>first seen</th><td>{esc(inc["first_seen"])}</td></tr>
 <tr><th>change starts</th><td>{esc(inc["start"])}</td></tr></table>
 {ack_html}
@@ -187,8 +198,9 @@ def incident_body(system, inc, charts, mdes=None):
 {series}
 </tbody></table>
 <h2>Charts</h2>
-<p>Values over time; the dashed rule marks the change point of the incident, grey rules
-the recorded events, orange lines the median of each segment.{
+<p>Values over time; dashed rules mark the series' change points (the incident's, and a
+later recovery in green), grey rules the recorded events, orange lines the median of each
+segment.{
     f' {more} more series are in the <a href="report/trends.html">trends</a>.' if more > 0 else ''}</p>
 {''.join(charts)}'''
 
@@ -214,11 +226,18 @@ def series_charts(df, inc, events):
         if found is None:
             continue
         key, start, n = found
-        cp = {'run': s['run'], 'verdict': changes.verdict(key['better'], s['effect']),
-              'effect': s['effect']}
+        rows = d.slice(start, n).to_dicts()
+        # every change point of the series, so that each segment is drawn at its own
+        # median (the recovery after the regression too), the incident's own among them
+        cps = [{'run': c['index'] + 1, 'verdict': changes.verdict(key['better'], c['effect']),
+                'effect': c['effect']} for c in changes.detect([r['value'] for r in rows])]
+        if not any(c['run'] == s['run'] for c in cps):
+            cps.append({'run': s['run'], 'verdict': changes.verdict(key['better'], s['effect']),
+                        'effect': s['effect']})
+        cps.sort(key=lambda c: c['run'])
         sevs = [e for e in events if e['system'] == inc['system']
                 and e.get('partition') in (None, key['partition'])]
-        fig = trends.chart(d.slice(start, n).to_dicts(), key, [cp], sevs)
+        fig = trends.chart(rows, key, cps, sevs)
         out.append(f'<div class="chart" id="chart-{i}">' + pio.to_html(
             fig, full_html=False, include_plotlyjs=False, div_id=f'chart-{i}-plot',
             config={'responsive': True, 'displaylogo': False}) + '</div>')
