@@ -41,16 +41,27 @@ class LikwidCacheSweep(MdxBenchTest):
     parser = staticmethod(likwid.parse_sweep)
     #: likwid-bench kernel: AVX copy, as close to a libc memcpy as likwid has
     kernel = variable(str, value='copy_avx')
-    #: repetitions per size (the paper: median of 10) and seconds per run (integer)
-    repeats = variable(int, value=10)
+    #: repetitions per size (the paper: median of 10) and seconds per run (integer);
+    #: None: the partition's sizing (extras.cache_sweep), else the paper's
+    repeats = variable(int, type(None), value=None)
     run_seconds = variable(int, value=1)
+    #: sweep step (x4 from 8 kB to 4x LLC), or the partition's (extras.cache_sweep.step)
+    step = variable(int, type(None), value=None)
+    PAPER = {'repeats': 10, 'step': 4}
     perf_table = {f'{lv}_bw': (f'{lv}_gbs', 'GB/s', 'higher') for lv in LEVELS}
     #: {level: likwid kB} of the points behind the perf variables (set before the run)
     levels_kb = variable(dict, value={})
 
     @run_before('run')
     def set_sweep(self):
-        sizes, self.levels_kb = sweep_sizes(partition_facts(self.current_partition))
+        # a partition may size the sweep for its purpose (a small test machine: fewer
+        # points and repetitions); -S repeats=N / step=N win over both
+        sized = self.current_partition.extras.get('cache_sweep') or {}
+        for name, paper in self.PAPER.items():
+            if getattr(self, name) is None:
+                setattr(self, name, int(sized.get(name, paper)))
+        sizes, self.levels_kb = sweep_sizes(partition_facts(self.current_partition),
+                                            step=self.step)
         self.num_tasks = 1
         self.num_cpus_per_task = 1
         self.job.launcher = getlauncher('local')()   # likwid-bench pins its own thread
@@ -65,6 +76,7 @@ class LikwidCacheSweep(MdxBenchTest):
             if used not in curve:
                 raise ValueError(f'the sweep has no point at {kb}kB ({name})')
             results[f'{name}_gbs'] = curve[used]
-        self.mdx_extra = dict(self.mdx_extra, kernel=results['kernel'],
+        self.mdx_extra = dict(self.mdx_extra, kernel=results['kernel'], repeats=self.repeats,
+                              step=self.step,
                               curve={str(k): round(v, 3) for k, v in curve.items()},
                               level_kb=self.levels_kb)

@@ -65,9 +65,18 @@ class OsuAlltoall(_Osu):
     def require_nodes(self):
         skip_unless_nodes(self, self.num_nodes)
 
+    def rpn(self):
+        return self.ranks_per_node or partition_facts(self.current_partition)['cores']
+
+    @run_after('setup')
+    def require_two_ranks(self):
+        n = self.rpn() * self.num_nodes
+        self.skip_if(n < 2, f'osu_alltoall needs at least two ranks: {self.num_nodes} node(s) '
+                            f'x {self.rpn()} rank(s) per node is {n}')
+
     @run_before('run')
     def place_ranks(self):
-        rpn = self.ranks_per_node or partition_facts(self.current_partition)['cores']
+        rpn = self.rpn()
         self.num_tasks_per_node = rpn
         self.num_tasks = rpn * self.num_nodes
         self.executable = self.bench_path

@@ -202,3 +202,19 @@ def history_verify(rows):
 def history_bad(rows):
     '''How many partitions of ``Copy.verify``'s rows were not ok.'''
     return sum(1 for *_, state in rows if state != 'ok')
+
+
+def session(s):
+    '''A ReFrame session (:func:`mdxbench.post.analysis.session.summarize`): cases by
+    result, skips by reason, minutes per area.'''
+    res = s['results']
+    head = ', '.join(f'{n} {r}' for r, n in sorted(res.items(), key=lambda x: -x[1]))
+    out = [f'cases: {sum(res.values())} ({head})']
+    if s['skips']:
+        out += ['', 'skipped, by reason:',
+                render(['cases', 'reason', 'e.g.'], [(n, g, ex) for g, n, ex in s['skips']])]
+    if s['areas']:
+        total = sum(m for _, _, m in s['areas'])
+        out += ['', f'minutes per area (cases run; {total:.1f} min in all):',
+                render(['area', 'cases', 'minutes'], [(a, n, f'{m:.1f}') for a, n, m in s['areas']])]
+    return '\n'.join(out)

@@ -83,3 +83,17 @@ def test_pds_runs_queries_one_to_seven_at_the_papers_scale_on_the_sites(classes)
             sf = (part['extras'].get('pds') or {}).get('scale_factor', mod.PAPER_SCALE_FACTOR)
             assert sf >= mod.PAPER_SCALE_FACTOR or f.stem in ('local', 'nscluster'), \
                 (f.name, part['name'], sf)
+
+
+def test_cache_sweep_is_the_papers_on_the_sites_and_sized_down_on_local(classes):
+    '''Guidi et al.: CacheBench's sweep, median of 10. The sites run that; `local` sizes it
+    for a test machine (extras.cache_sweep), which the record says (meta.repeats, step).'''
+    sweep = classes['LikwidCacheSweep']
+    assert sweep.PAPER == {'repeats': 10, 'step': 4}
+    for system in ('mdx2', 'laurel', 'aws-pcluster'):
+        assert 'cache_sweep' not in (REPO_ROOT / 'site-configs' / 'systems' / f'{system}.yaml').read_text()
+    module = sys.modules[sweep.__module__]
+    facts = {'l1d_bytes': 32768, 'l2_bytes': 524288, 'llc_bytes': 33554432}
+    paper, _ = module.sweep_sizes(facts, step=4)
+    small, levels = module.sweep_sizes(facts, step=16)
+    assert set(levels.values()) <= set(small) and len(small) < len(paper)

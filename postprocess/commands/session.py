@@ -1,0 +1,27 @@
+'''``mdxbench session``: what one ReFrame session did -- cases by result, skips grouped by
+reason with counts, minutes per area.'''
+import json
+import pathlib
+import sys
+
+from mdxbench.post.analysis import session
+from mdxbench.post.site import text
+
+NAME = 'session'
+HELP = 'a ReFrame session: cases by result, skips by reason, minutes per area'
+
+
+def add_arguments(p):
+    p.add_argument('--report', required=True, help="ReFrame's JSON run report (--report-file)")
+    p.add_argument('--output', help="ReFrame's output of that run (the skip reasons)")
+
+
+def run(args):
+    report = json.loads(pathlib.Path(args.report).read_text())
+    output = pathlib.Path(args.output).read_text(errors='replace') if args.output else ''
+    s = session.summarize(report, output)
+    print(text.session(s))
+    if s['unexplained_skips'] and args.output:
+        print(f'mdxbench: {len(s["unexplained_skips"])} skipped case(s) without a reason in '
+              f'{args.output}', file=sys.stderr)
+    return 0
