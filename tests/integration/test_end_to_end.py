@@ -147,7 +147,10 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
         assert len(passed['WarpMultiClient']) == 2          # GET and PUT from one client
     # ci/install.sh installs these tools (netperf and MKL from Debian non-free)
     # and the FFT kernel builds against libfftw3-mpi-dev and runs on one node
-    assert {'NetperfTcpRR', 'HpccHpl', 'SockperfPingPong', 'FioTarget', 'FftwMpi2d'} <= set(passed)
+    # and PDS with its TPC-H generator (tpchgen-cli and the libraries: extra datascience)
+    must = {'NetperfTcpRR', 'HpccHpl', 'SockperfPingPong', 'FioTarget', 'FftwMpi2d', 'PdsTpch',
+            'LikwidCacheSweep', 'HpccStream'}
+    assert must <= set(passed), must - set(passed)
     # Spack's builds: with Spack's archives given (CI) the view must exist, and every check
     # of a benchmark Spack builds ran on it, in the `spack` environment
     if os.environ.get('MDXBENCH_SPACK_TARBALL'):
