@@ -24,6 +24,7 @@ import datetime as dt
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -135,13 +136,21 @@ def fingerprint(opts, es_ok, evs):
 def notify(command, incident, timeout):
     '''Run the site's notify command with the incident as JSON on standard input; (ok,
     why). A command that fails, or runs past ``timeout``, is no notification.'''
+    # in a session of its own: past the timeout the whole process group is killed, so a
+    # compound command (`a; b`, a pipeline, a script) leaves no child behind
+    proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        res = subprocess.run(command, shell=True, input=incidents.to_json(incident),
-                             capture_output=True, text=True, timeout=timeout)
+        out, err = proc.communicate(incidents.to_json(incident), timeout=timeout)
     except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
         return False, f'timed out after {timeout:g}s'
-    if res.returncode != 0:
-        return False, f'exit {res.returncode}: {(res.stderr or res.stdout).strip()[-300:]}'
+    if proc.returncode != 0:
+        return False, f'exit {proc.returncode}: {(err or out).strip()[-300:]}'
     return True, ''
 
 

@@ -78,6 +78,35 @@ def test_a_notify_command_past_its_time_limit_is_no_notification(slowed, capsys)
     assert 'timed out after 0.5s' in capsys.readouterr().out
 
 
+def _processes_with(arg):
+    '''PIDs whose command line holds ``arg`` (read from /proc).'''
+    import pathlib
+
+    out = []
+    for p in pathlib.Path('/proc').glob('[0-9]*'):
+        try:
+            if arg in (p / 'cmdline').read_bytes().replace(b'\0', b' ').decode():
+                out.append(int(p.name))
+        except OSError:
+            pass
+    return out
+
+
+def test_a_compound_notify_command_past_its_time_limit_leaves_no_child(slowed, capsys):
+    '''Issue 28: `sleep; mail` in a shell -- the timeout kills the shell and what it
+    started (its process group), and the cycle does not wait for the orphan.'''
+    import time
+
+    marker = '57.3141'
+    t0 = time.monotonic()
+    assert cycle(slowed, '--notify-command', f'sleep {marker}; echo sent',
+                 '--notify-timeout', '0.5') == 1
+    assert time.monotonic() - t0 < 30
+    assert 'timed out after 0.5s' in capsys.readouterr().out
+    time.sleep(0.2)
+    assert _processes_with(f'sleep {marker}') == []
+
+
 def test_an_acknowledged_incident_is_listed_so(slowed, capsys):
     assert cycle(slowed) == 1
     state = json.loads((slowed / 'state' / 'incidents.json').read_text())
