@@ -107,6 +107,32 @@ def test_a_compound_notify_command_past_its_time_limit_leaves_no_child(slowed, c
     assert _processes_with(f'sleep {marker}') == []
 
 
+def test_two_overlapping_cycles_of_a_system_notify_once(slowed):
+    '''Issue 28: two cycles of one system started together (a slow nightly cycle and a
+    manual one): the lock in the state directory serializes them, and the incident is told
+    once -- the second cycle finds it told.'''
+    import os
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), 'mdxbench')
+    told = slowed / 'told'
+    told.mkdir()
+    cmd = [exe, 'cycle', '--system', 'local', '--no-ingest', '--perflogs',
+           str(slowed / 'perflogs'), '--state', str(slowed / 'state'),
+           '--notify-command', f'sleep 1; cat > {told}/$$.json']
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    rcs = sorted(p.returncode for p in procs)
+    assert rcs == [0, 1], (rcs, outs)
+    sent = [json.loads(f.read_text()) for f in told.iterdir()]
+    assert len(sent) == 1, outs
+    state = json.loads((slowed / 'state' / 'incidents.json').read_text())
+    inc, = state['incidents'].values()
+    assert inc['id'] == sent[0]['id'] and inc['state'] == 'open'
+
+
 def test_an_acknowledged_incident_is_listed_so(slowed, capsys):
     assert cycle(slowed) == 1
     state = json.loads((slowed / 'state' / 'incidents.json').read_text())
