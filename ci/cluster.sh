@@ -262,8 +262,10 @@ start() {
     dbd_start
     write_conf "$n"
     if ! pid_alive "$CDIR/slurmctld.pid.ours"; then
-        log "cluster: starting slurmctld on $HOST_IP:$CTLD_PORT"
-        setsid slurmctld -D -f "$CONF" >>"$LOGS/cluster-slurmctld.out" 2>&1 </dev/null &
+        # -c: a test cluster starts clean -- a node left drained or down in the saved state
+        # of an earlier run would keep it from ever becoming idle
+        log "cluster: starting slurmctld on $HOST_IP:$CTLD_PORT (clean state)"
+        setsid slurmctld -D -c -f "$CONF" >>"$LOGS/cluster-slurmctld.out" 2>&1 </dev/null &
         echo $! >"$CDIR/slurmctld.pid.ours"
     fi
     wait_alive "the cluster's slurmctld (scontrol ping)" "$TIMEOUT" \

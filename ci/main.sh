@@ -1,32 +1,90 @@
 #!/usr/bin/env bash
-# The main job on the `local` system, from a fresh Debian 12 machine (as root):
-# install what is missing, start Slurm and Elasticsearch, run the suite through Slurm,
-# ingest the perflogs, and print the summary (fails unless Elasticsearch holds exactly
-# as many documents as the perflogs hold records) and the session's cases by result, skips
-# grouped by reason and minutes per area.
-# Extra arguments go to reframe, e.g.  ci/main.sh -n HpccStream
+# The main job, from a fresh Debian 12 machine (as root): install what is missing, start
+# Slurm and Elasticsearch, run the suite on `local` through Slurm, then the cases that need
+# several nodes on a namespace cluster of its own (ci/cluster.sh, stopped at the end),
+# ingest the perflogs, run one cycle of the operator's loop per system (change points,
+# incidents, the published site), and print:
+#   - the records of this run (fails unless Elasticsearch holds exactly as many documents
+#     as the perflogs hold records),
+#   - each ReFrame session's cases by result, skips grouped by reason, minutes per area,
+#   - where the published site is and the one command that serves it.
+# Extra arguments go to the `local` run of reframe, e.g.  ci/main.sh -n HpccStream
+# MDXBENCH_MAIN_CLUSTER_NODES=0 leaves the namespace cluster out (default 4 nodes: two
+# physical hosts of two nodes each, for the same-host and different-hosts placements).
 source "$(dirname "$0")/lib.sh"
 prepare_local
 
+NODES=${MDXBENCH_MAIN_CLUSTER_NODES:-4}
+# The cases that need two or more nodes, on the namespace cluster: network placements,
+# iperf3 pairs, OSU and IOR across nodes, the FFT kernel on 2 and 4 nodes
+# (ReFrame matches -n in the display name with its spaces removed; several -n: any)
+MULTI=('-n' '%placement=(same-host|different-hosts)'
+       '-n' 'Iperf3Aggregate%pairs=[12]$'
+       '-n' '^Osu(Latency|Bandwidth)' '-n' 'OsuAlltoall%num_nodes=2$'
+       '-n' 'Ior%target=scratch.*%num_nodes=[24]%'
+       '-n' 'FftwMpi2d%num_nodes=[24]$')
+
 since=$(date +%Y-%m-%dT%H:%M:%S%:z)
 stamp=$(date +%Y%m%dT%H%M%S)
-mkdir -p "$MDXBENCH_STATE_DIR/reports"
-report="$MDXBENCH_STATE_DIR/reports/main-$stamp.json" output="$MDXBENCH_STATE_DIR/logs/main-$stamp.out"
-set +e
-reframe -c checks/ -r --system local --report-file "$report" "$@" 2>&1 | tee "$output"
-rc=${PIPESTATUS[0]}
-set -e
+mkdir -p "$MDXBENCH_STATE_DIR/reports" "$MDXBENCH_STATE_DIR/logs"
+
+# run_suite SYSTEM ARGS...: reframe through Slurm, its output and report kept for the summary
+run_suite() {
+    local system=$1 rc
+    shift
+    set +e
+    reframe -c checks/ -r --system "$system" \
+        --report-file "$MDXBENCH_STATE_DIR/reports/main-$stamp-$system.json" "$@" 2>&1 \
+        | tee "$MDXBENCH_STATE_DIR/logs/main-$stamp-$system.out"
+    rc=${PIPESTATUS[0]}
+    set -e
+    return "$rc"
+}
+
+rc=0
+run_suite local "$@" || rc=$?
+cluster_rc=0
+if ((NODES > 0)); then
+    log "the cases that need several nodes: a namespace cluster of $NODES nodes (ci/cluster.sh)"
+    bash ci/cluster.sh start "$NODES"
+    # one OSU alltoall rank per node (the namespace nodes share this machine's cores), and
+    # 5 s network runs (the papers' 10 s stay the default of the real systems)
+    run_suite nscluster "${MULTI[@]}" -S OsuAlltoall.ranks_per_node=1 -S duration=5 || cluster_rc=$?
+    bash ci/cluster.sh stop
+fi
+
 ingest_rc=0
 mdxbench ingest || ingest_rc=$?
 echo
-echo "== mdxbench: results of this run on 'local' (since $since) =="
+echo "== mdxbench: results of this run (since $since) =="
 summary_rc=0
 mdxbench summary --since "$since" --expect-equal --require-records || summary_rc=$?
+
+# the operator's view: one cycle per system (the history in Elasticsearch, change points,
+# incidents, the site); a cycle that opens an incident says so and fails the job
+cycle_rc=0
+systems=(local)
+((NODES > 0)) && systems+=(nscluster)
+for system in "${systems[@]}"; do
+    echo
+    echo "== mdxbench cycle --system $system =="
+    mdxbench cycle --system "$system" || cycle_rc=$?
+done
+
+for system in "${systems[@]}"; do
+    report="$MDXBENCH_STATE_DIR/reports/main-$stamp-$system.json"
+    echo
+    echo "== mdxbench: the ReFrame session on '$system' =="
+    [[ -f $report ]] && mdxbench session --report "$report" --output "$MDXBENCH_STATE_DIR/logs/main-$stamp-$system.out"
+done
+
+site="$MDXBENCH_STATE_DIR/cycle"
 echo
-echo "== mdxbench: the ReFrame session on 'local' =="
-[[ -f $report ]] && mdxbench session --report "$report" --output "$output"
-if ((rc != 0)); then
-    log "reframe reported failures (exit $rc): see the summary of failures above"
-fi
+echo "== the published site: $site/index.html =="
+echo "   serve it:  python3 -m http.server 8000 --bind 127.0.0.1 --directory '$site'   (then http://127.0.0.1:8000/)"
+
+((rc == 0)) || log "reframe reported failures on local (exit $rc): see its summary of failures above"
+((cluster_rc == 0)) || log "reframe reported failures on nscluster (exit $cluster_rc)"
 ((ingest_rc == 0)) || log "mdxbench ingest did not store everything (exit $ingest_rc)"
-exit $((rc || ingest_rc || summary_rc))
+((cycle_rc == 0)) || log "mdxbench cycle opened an incident or failed (exit $cycle_rc): see above"
+exit $((rc || cluster_rc || ingest_rc || summary_rc || cycle_rc))

@@ -90,6 +90,30 @@ def test_copy_reads_as_the_perflogs_and_is_extended_by_ingest_time(es, tmp_path)
     assert res.returncode == 0 and 'unreadable, read again' in res.stdout, res.stdout
     assert mdxbench('history', 'verify', env=hist_env).returncode == 0
 
+    # a partition readable but altered (one value changed in place): its recomputed digest
+    # differs from the manifest's -- corrupt, read again by --repair
+    part = sorted(hist.rglob('*.parquet'))[1]
+    t = pl.read_parquet(part)
+    t = t.with_columns(pl.when(pl.int_range(t.height) == 0).then(pl.col('value') * 2)
+                       .otherwise(pl.col('value')).alias('value'))
+    t.write_parquet(part)
+    res = mdxbench('history', 'verify', env=hist_env)
+    assert res.returncode == 1 and res.stdout.count(' corrupt') == 1, res.stdout + res.stderr
+    res = mdxbench('history', 'verify', '--repair', env=hist_env)
+    assert res.returncode == 0 and 'corrupt, read again' in res.stdout, res.stdout
+    res, again = _export(es, hist, tmp_path / 'd.parquet')
+    assert again.equals(got), 'the repaired copy reads as Elasticsearch'
+
+    # a partition behind Elasticsearch: records ingested after the copy was synced
+    _write(plogs, _lines(70000, 3, ((2026, 10, 31),)))
+    assert mdxbench('ingest', str(tmp_path / 'perflogs'), '--state', str(tmp_path / 's.json'),
+                    env=env).returncode == 0
+    res = mdxbench('history', 'verify', env=hist_env)
+    assert res.returncode == 1 and res.stdout.count(' behind') == 1, res.stdout + res.stderr
+    res = mdxbench('history', 'verify', '--repair', env=hist_env)
+    assert res.returncode == 0 and 'behind, read again' in res.stdout, res.stdout
+    assert mdxbench('history', 'verify', env=hist_env).returncode == 0
+
 
 def test_partitions_stored_before_meta_json_and_ingested_at_still_read(es, tmp_path):
     '''Documents of an older mdxbench (no ``meta_json``, no ``ingested_at``, an index made
