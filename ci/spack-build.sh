@@ -77,7 +77,9 @@ else
     sp concretize --fresh --force >"$MDXBENCH_STATE_DIR/logs/spack-concretize-$system.log" 2>&1 \
         || { log_tail "$MDXBENCH_STATE_DIR/logs/spack-concretize-$system.log" 60; die "spack -e spack/$system concretize failed"; }
     mkdir -p "$(dirname "$stamp")" && echo "$inputs" >"$stamp"
-    log "spack/$system: concretized in $((SECONDS - t0)) s ($(grep -c '^ - \|^\[[e+]\]  [a-z0-9]\{7\}  [^ ]' "$MDXBENCH_STATE_DIR/logs/spack-concretize-$system.log" || true) specs)"
+    log "spack/$system: concretized in $((SECONDS - t0)) s ($("$MDXBENCH_VENV/bin/python" -c \
+        'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["roots"]), "roots,", len(d["concrete_specs"]), "specs")' \
+        "$env_dir/spack.lock"))"
 fi
 # The roots must be what the checks need (versions, variants, flags)
 "$MDXBENCH_VENV/bin/python" "$MDXBENCH_ROOT/spack/tools/spackcheck.py" --lock "$env_dir/spack.lock"
