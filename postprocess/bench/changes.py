@@ -6,7 +6,9 @@ Speed: a Parquet store of ``series`` x ``runs`` records (default 10,000 x 365 = 
 records table: one sort, contiguous slices of one NumPy array, ruptures' C segmentation)
 runs in a child process so its peak memory is its own; the baseline is the same detector
 fed naively, one series at a time filtered out of the table and turned into a Python
-list, timed on ``naive_series`` series in the same run and extrapolated to all.
+list, timed on a store of ``naive_series`` series in the same run, beside the scan of that
+same store: the ratio printed is measured at that scale; the one at full scale is said to
+be an estimate.
 Targets: <= 30 s and <= 4 GiB for the scan.
 
 Quality: generated histories of 60 runs with one step of 5%, 10% or 20% at a random run
@@ -61,8 +63,9 @@ from mdxbench.post.analysis import changes
 from mdxbench.post.store import records
 df = records.from_parquet({str(path)!r})
 if {mode!r} == 'scan':
+    t1 = time.perf_counter()
     cps = changes.find(df)
-    out = {{'found': len(cps), 'series': None}}
+    out = {{'found': len(cps), 'series': None, 'scan_seconds': time.perf_counter() - t1}}
 else:
     import polars as pl
     keys = df.select(changes.SERIES).unique().sort(changes.SERIES).head({naive_series})
@@ -168,17 +171,27 @@ def main(series=10000, runs=365, naive_series=200, trials=1000, long=True):
         path = pathlib.Path(tmp) / 'store.parquet'
         stepped = make_store(path, series, runs)
         fast = _child(path, 'scan', naive_series)
-        naive = _child(path, 'naive', naive_series)
+        # the ratio is measured, both ways on one store of naive_series series
+        small = pathlib.Path(tmp) / 'small.parquet'
+        make_store(small, naive_series, runs)
+        fast_small = _child(small, 'scan', naive_series)
+        naive = _child(small, 'naive', naive_series)
     total = series * runs
     per_series = naive['seconds'] / naive['series']
     print(f'change-point scan over {series:,} series x {runs} runs = {total:,} records '
           f'(Parquet): {fast["seconds"]:.1f} s wall, peak {fast["peak_mib"]:.0f} MiB; '
           f'{fast["found"]} change points ({stepped} series were given a 10% step)')
-    print(f'baseline, one series at a time (filtered from the table, Python list): '
-          f'{naive["seconds"]:.1f} s for {naive["series"]} series = {per_series * 1000:.0f} '
-          f'ms/series, {per_series * series:.0f} s extrapolated to {series:,} series; '
-          f'peak {naive["peak_mib"]:.0f} MiB')
-    print(f'ratio: {per_series * series / fast["seconds"]:.0f}x faster; targets <= 30 s: '
+    print(f'baseline, one series at a time (filtered from the table, Python list), measured '
+          f'on a store of {naive["series"]} series x {runs} runs: {naive["seconds"]:.1f} s '
+          f'({per_series * 1000:.0f} ms/series, the table read before), peak '
+          f'{naive["peak_mib"]:.0f} MiB; the scan of that store: '
+          f'{fast_small["scan_seconds"]:.2f} s (the table read before, as the baseline)')
+    estimate = (f'; at {series:,} series the baseline was not run (an estimate, not a '
+                f'measured ratio: {per_series * series:.0f} s, '
+                f'{per_series * series / fast["seconds"]:.0f}x)') if series > naive['series'] else ''
+    print(f'ratio at {naive["series"]} series (measured): '
+          f'{naive["seconds"] / fast_small["scan_seconds"]:.1f}x faster{estimate}')
+    print(f'targets <= 30 s: '
           f'{"met" if fast["seconds"] <= 30 else "MISSED"}, <= 4096 MiB: '
           f'{"met" if fast["peak_mib"] <= 4096 else "MISSED"}')
     rows = quality(trials)

@@ -261,9 +261,9 @@ def main(url, series=10000, runs=365, records=100000, sample_runs=20, incrementa
                   f"MiB (targets <= 60 s, <= 4096 MiB)")
             print(f"  the old row path (scroll into Python dicts, then the table) on "
                   f"{nsample:,} records: {rows['seconds']:.1f} s, peak {rows['peak_mib']:.0f} "
-                  f"MiB; extrapolated to {total:,}: {per * total:.0f} s "
-                  f"(x{per * total / cold['seconds']:.1f} the new path), about "
-                  f"{rows['peak_mib'] * total / nsample / 1024:.1f} GiB")
+                  f"MiB; extrapolated to {total:,} (an estimate, not measured at that "
+                  f"scale): {per * total:.0f} s (x{per * total / cold['seconds']:.1f} the new "
+                  f"path), about {rows['peak_mib'] * total / nsample / 1024:.1f} GiB")
             ok &= cold['seconds'] <= 60 and cold['peak_mib'] <= 4096
             new = load(es, prefix, incremental, 1, start=runs)
             inc = _child(url, prefix, base, 'copy')
