@@ -14,6 +14,8 @@ from mdxbench import REPO_ROOT, references
 
 TABLES = pathlib.Path(__file__).with_name('tables.yaml')
 LATEST = 5
+#: what a cell measured by a stand-in says instead of the paper's figure
+STAND_IN = "{check}: not the paper's method"
 
 
 def _with_params(df):
@@ -52,17 +54,21 @@ def measured_columns(df, table):
 
 def measurements(row):
     '''The row's measurement, then its stand-ins (``also``: the same quantity measured by
-    another check, e.g. HPCC's HPL where MKL's LINPACK is not installed), in order.'''
-    return [{'check': row['check'], 'var': row['var']}] + list(row.get('also') or [])
+    another check, e.g. HPCC's HPL where MKL's LINPACK is not installed), in order; each
+    with its own parameters.'''
+    return [{'check': row['check'], 'var': row['var'], 'params': row.get('params') or {}}] + \
+        [dict(m, params=m.get('params') or {}) for m in row.get('also') or []]
 
 
 def paper_value(entries, check, target, var, params):
+    '''The paper's figure for a cell: (value, source, the other reading where the paper can
+    be read two ways), or Nones.'''
     for e in entries:
         if (e['check'] == check and e['target'] == target and e['var'] == var and
                 all(str(params.get(k)) == str(v) for k, v in (e.get('when') or {}).items())):
-            return e['value'], e['source']
+            return e['value'], e['source'], e.get('ambiguous')
 
-    return None, None
+    return None, None, None
 
 
 def build_tables(df, tables=None):
@@ -75,23 +81,31 @@ def build_tables(df, tables=None):
         for r in t['rows']:
             cells = []
             for c in t['columns']:
-                params = dict(r.get('params', {}), **c.get('params', {}))
                 v, via = None, None
                 for m in measurements(r):
-                    v = cell(df, c['target'], m['check'], m['var'], params)
+                    v = cell(df, c['target'], m['check'], m['var'],
+                             dict(m['params'], **c.get('params', {})))
                     if v is not None:
                         via = m['check'] if m['check'] != r['check'] else None
                         break
-                p, src = paper_value(entries, r['check'], c['target'], r['var'], params)
-                cells.append({'measured': v, 'via': via, 'paper': p, 'source': src})
+                # the paper's figure only beside a cell measured by the paper's method
+                p, src, amb = (None, None, None) if via else paper_value(
+                    entries, r['check'], c['target'], r['var'],
+                    dict(r.get('params') or {}, **c.get('params', {})))
+                cells.append({'measured': v, 'via': via, 'paper': p, 'source': src,
+                              'ambiguous': amb,
+                              'method': STAND_IN.format(check=via) if via else None})
 
-            ratio = None
+            ratio, ratio_via = None, None
             if t.get('ratio'):
                 labels = [c['label'] for c in t['columns']]
-                a, b = (cells[labels.index(x)]['measured'] for x in t['ratio'])
-                ratio = a / b if a and b else None
+                a, b = (cells[labels.index(x)] for x in t['ratio'])
+                # a ratio only of two cells measured the same way
+                if a['measured'] and b['measured'] and a['via'] == b['via']:
+                    ratio, ratio_via = a['measured'] / b['measured'], a['via']
 
-            rows.append({'label': r['label'], 'cells': cells, 'ratio': ratio})
+            rows.append({'label': r['label'], 'check': r['check'], 'cells': cells,
+                         'ratio': ratio, 'ratio_via': ratio_via})
 
         out.append({'id': t['id'], 'title': t['title'],
                     'columns': [c['label'] for c in t['columns']],
@@ -117,12 +131,17 @@ def tables_html(tables):
             for c in r['cells']:
                 paper = (f' <span class="paper" title="{html.escape(c["source"] or "")}">'
                          f'(paper {_fmt(c["paper"])})</span>') if c['paper'] else ''
-                via = (f' <span class="via">({html.escape(c["via"])})</span>'
+                if c.get('ambiguous'):
+                    paper += (f' <span class="ambiguous">(the paper is ambiguous here: '
+                              f'{html.escape(c["ambiguous"])})</span>')
+                via = (f' <span class="via">({html.escape(c["method"])})</span>'
                        if c.get('via') and c['measured'] is not None else '')
                 tds += f'<td>{_fmt(c["measured"])}{via}{paper}</td>'
 
             if t['ratio']:
-                tds += f'<td>{_fmt(r["ratio"])}</td>'
+                how = (f' <span class="via">(both {html.escape(r["ratio_via"])})</span>'
+                       if r.get('ratio_via') else '')
+                tds += f'<td>{_fmt(r["ratio"])}{how}</td>'
 
             body += f'<tr><th scope="row">{html.escape(r["label"])}</th>{tds}</tr>'
 

@@ -14,6 +14,8 @@ Layout of a file::
                                     #   partition must also have (:data:`CONDITIONS`)
           source: '002 Table 1'     # required: paper and table or section, or "measured on
                                     #   DATE at COMMIT"
+          ambiguous: '...'          # optional: where the paper can be read two ways, the
+                                    #   other reading (the report prints it beside the figure)
 
 A check lists in ``reference_conditions`` the conditions every reference of it must state
 (the network checks: ``multiqueue``); the reference tests compare each stated condition with
@@ -34,7 +36,8 @@ from mdxbench import REPO_ROOT
 
 _Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
-_FIELDS = {'var', 'value', 'unit', 'lower', 'upper', 'when', 'conditions', 'source'}
+_FIELDS = {'var', 'value', 'unit', 'lower', 'upper', 'when', 'conditions', 'source',
+           'ambiguous'}
 
 #: the conditions a reference may state, with how a partition's facts
 #: (``extras.facts`` of its site configuration) answer each

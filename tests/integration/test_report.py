@@ -40,8 +40,8 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     page = tmp_path / 'report' / 'index.html'
     tables = json.loads((tmp_path / 'report' / 'tables.json').read_text())
-    assert [t['id'] for t in tables] == ['table1', 'table4', 'table2_3', 'stream', 'warp']
-    stream = tables[3]['rows'][1]['cells'][0]
+    assert [t['id'] for t in tables] == ['table1', 'table4', 'table2_3', 'ior', 'stream', 'warp']
+    stream = tables[4]['rows'][1]['cells'][0]
     assert stream['measured'] > 0                      # local STREAM Triad from the perflogs
     t1 = tables[0]['rows'][0]['cells']
     assert t1[0]['paper'] == 1344 and t1[1]['paper'] == 656   # the papers' Table 1
@@ -50,15 +50,15 @@ def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     assert tables[0]['columns'][-1] == 'local:debug (measured)'
     mem = tables[0]['rows'][1]['cells'][-1]
     assert mem['via'] == 'HpccStream' and mem['measured'] == stream['measured']
-    warp = tables[4]['rows'][0]['cells']
+    warp = tables[5]['rows'][0]['cells']
     assert warp[0]['paper'] == 898 and warp[1]['paper'] == 293
     # ci/'s MinIO measured by warp on local: a column of its own beside the paper's S3s
-    assert tables[4]['columns'][-1] == 'local:debug (measured)'
-    assert all(row['cells'][-1]['measured'] > 0 for row in tables[4]['rows']), tables[4]
+    assert tables[5]['columns'][-1] == 'local:debug (measured)'
+    assert all(row['cells'][-1]['measured'] > 0 for row in tables[5]['rows']), tables[5]
 
     dom, console = open_in_chromium(page, tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert dom.stdout.count('<table') == 5
+    assert dom.stdout.count('<table') == 6
     assert 'Triad, all cores (GB/s)' in dom.stdout
     n = int(dom.stdout.split('data-images="')[1].split('"')[0])
     loaded = int(dom.stdout.split('data-images-loaded="')[1].split('"')[0])

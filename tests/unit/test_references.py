@@ -222,7 +222,8 @@ def test_report_tables_name_only_what_exists(checks):
                         'file': 'postprocess/site/tables.yaml', 'key': f"{t['id']}: {row['label']}",
                         'check': m['check'], 'target': col['target'], 'var': m['var'],
                         'unit': info['perf_vars'].get(m['var']), 'source': t['title'],
-                        'when': {**(col.get('params') or {}), **(row.get('params') or {})},
+                        # a stand-in has its own parameters, not the row's
+                        'when': {**(col.get('params') or {}), **(m.get('params') or {})},
                     })
     assert len(entries) >= 20
     assert validate(entries, checks, targets) == []
