@@ -8,7 +8,9 @@
 # Usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME
 #        ci/cluster.sh degrade NAME cpu PERCENT | degrade NAME net RATE |
 #                      degrade NAME io BYTES_PER_S | restore NAME
-# Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_PARTITION (nodes),
+# Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_NODES_PER_HOST (2: how many nodes
+#           each stand-in physical host has, Slurm feature host_ns-host-K),
+#           MDXBENCH_CLUSTER_PARTITION (nodes),
 #           MDXBENCH_CLUSTER_TIMEOUT (90 s per wait), MDXBENCH_CLUSTER_DISK_MB (256: each
 #           node's local disk, a sparse ext4 image).
 source "$(dirname "$0")/lib.sh"
@@ -20,6 +22,7 @@ DBDCONF="$CDIR/etc/slurmdbd.conf"
 PARTITION=${MDXBENCH_CLUSTER_PARTITION:-nodes}
 TIMEOUT=${MDXBENCH_CLUSTER_TIMEOUT:-90}
 DISK_MB=${MDXBENCH_CLUSTER_DISK_MB:-256}
+PER_HOST=${MDXBENCH_CLUSTER_NODES_PER_HOST:-2}
 LOCALDISK="$CDIR/localdisk"     # where every node sees its own disk (nscluster: node_local)
 disk_image() { echo "$CDIR/disks/$1.img"; }     # the ext4 image of node $1's disk
 BRIDGE=mdxbr0
@@ -188,7 +191,7 @@ CONF
         # Each node is tagged with the physical host it stands for, two nodes a host, as a
         # cloud tenant tags VMs with their hypervisor (nscluster: extras.placement)
         for ((i = 1; i <= n; i++)); do
-            echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus RealMemory=$mem Features=host_ns-host-$(((i + 1) / 2)) State=UNKNOWN"
+            echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus RealMemory=$mem Features=host_ns-host-$(((i - 1) / PER_HOST + 1)) State=UNKNOWN"
         done
         echo "PartitionName=$PARTITION Nodes=mdxnode[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
     } >"$CONF.new"
@@ -245,11 +248,12 @@ start() {
     local n=${1:-${MDXBENCH_CLUSTER_NODES:-3}} i
     [[ $n =~ ^[0-9]+$ && $n -ge 2 && $n -le 16 ]] || die "node count '$n': give 2 to 16"
     mkdir -p "$CDIR" "$LOGS"
-    if [[ -f $nodes_file && $(cat "$nodes_file") != "$n" ]] && pid_alive "$CDIR/slurmctld.pid.ours"; then
-        log "cluster: node count changes from $(cat "$nodes_file") to $n: restarting the controller"
+    [[ $PER_HOST =~ ^[0-9]+$ && $PER_HOST -ge 1 ]] || die "MDXBENCH_CLUSTER_NODES_PER_HOST '$PER_HOST': give 1 or more"
+    if [[ -f $nodes_file && $(cat "$nodes_file") != "$n $PER_HOST" ]] && pid_alive "$CDIR/slurmctld.pid.ours"; then
+        log "cluster: nodes (and nodes per host) change from $(cat "$nodes_file") to $n $PER_HOST: restarting the controller"
         stop_pid slurmctld "$CDIR/slurmctld.pid.ours"
     fi
-    echo "$n" >"$nodes_file"
+    echo "$n $PER_HOST" >"$nodes_file"
     ensure_munge
     net_up "$n"
     # the network peer of the nodes (NetperfToPeer, `extras.network_peer` of nscluster):

@@ -19,7 +19,7 @@ NODES=${MDXBENCH_MAIN_CLUSTER_NODES:-4}
 # iperf3 pairs, OSU and IOR across nodes, the FFT kernel on 2 and 4 nodes
 # (ReFrame matches -n in the display name with its spaces removed; several -n: any)
 MULTI=('-n' '%placement=(same-host|different-hosts)'
-       '-n' 'Iperf3Aggregate%pairs=[12]$'
+       '-n' 'Iperf3Aggregate%pairs=[12]%'
        '-n' '^Osu(Latency|Bandwidth)' '-n' 'OsuAlltoall%num_nodes=2$'
        '-n' 'Ior%target=scratch.*%num_nodes=[24]%'
        '-n' 'FftwMpi2d%num_nodes=[24]$')

@@ -62,6 +62,21 @@ def skip_unless_nodes(test, needed, what='this run'):
                  f'node(s); {what} needs {needed}')
 
 
+def partition_name(test):
+    return f'{test.current_system.name}:{test.current_partition.name}'
+
+
+def physical_hosts(test):
+    '''({node: physical host}, how that is known) of the test's partition's usable nodes,
+    from its ``extras.placement`` and Slurm; skips the test, saying why, where the site
+    declares no hosts.'''
+    part = test.current_partition
+    where, how = place.node_hosts(part.extras.get('placement'), place.sinfo_nodes(part))
+    test.skip_if(not where, f'{partition_name(test)}: {how}: placement {test.placement} '
+                            f'cannot be chosen')
+    return where, how
+
+
 class ClientServerTest(MdxBenchTest):
     #: what every reference of a network figure states (references.CONDITIONS): virtio
     #: multiqueue changes both throughput and latency in the paper
@@ -96,14 +111,11 @@ class ClientServerTest(MdxBenchTest):
         if self.placement == 'loopback':
             return
 
-        part = self.current_partition
-        where, how = place.node_hosts(part.extras.get('placement'), place.sinfo_nodes(part))
-        name = f'{self.current_system.name}:{part.name}'
-        self.skip_if(not where, f'{name}: {how}: placement {self.placement} cannot be chosen')
+        where, how = physical_hosts(self)
         try:
             self.node_pair = place.choose_pair(where, self.placement)
         except place.Unavailable as err:
-            self.skip(f'{name}: placement {self.placement}: {err} ({how})')
+            self.skip(f'{partition_name(self)}: placement {self.placement}: {err} ({how})')
         self.mdx_extra = dict(self.mdx_extra, server_node=self.node_pair[0],
                               client_node=self.node_pair[1],
                               server_host=where[self.node_pair[0]],

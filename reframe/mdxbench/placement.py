@@ -106,5 +106,33 @@ def choose_pair(where, placement):
     raise ValueError(f'placement {placement!r}: expected one of {", ".join(PLACEMENTS)}')
 
 
+def choose_groups(where, placement, n):
+    '''(servers, clients), ``n`` nodes each, of ``n`` pairs placed as the paper placed its
+    VM pairs (Takahashi et al., Figure 5): ``same-host``, all 2n nodes on one physical
+    host; ``different-hosts``, the servers on one host and the clients on another. The
+    first hosts in order that hold them, so a partition measures the same nodes every
+    time.'''
+    by_host = {}
+    for node in sorted(where):
+        by_host.setdefault(where[node], []).append(node)
+    hosts = sorted(by_host)
+    if placement == 'same-host':
+        for host in hosts:
+            if len(by_host[host]) >= 2 * n:
+                nodes = by_host[host][:2 * n]
+                return nodes[:n], nodes[n:]
+        raise Unavailable(f'no physical host has {2 * n} usable nodes for {n} pair(s) '
+                          f'({_describe(by_host)})')
+
+    if placement == 'different-hosts':
+        enough = [h for h in hosts if len(by_host[h]) >= n]
+        if len(enough) >= 2:
+            return by_host[enough[0]][:n], by_host[enough[1]][:n]
+        raise Unavailable(f'fewer than two physical hosts have {n} usable node(s) for {n} '
+                          f'pair(s) ({_describe(by_host)})')
+
+    raise ValueError(f'placement {placement!r}: expected same-host or different-hosts')
+
+
 def _describe(by_host):
     return '; '.join(f'{h}: {", ".join(ns)}' for h, ns in sorted(by_host.items())) or 'none known'

@@ -82,8 +82,9 @@ def cluster_slurm(*cmd, **kw):
     return run(list(cmd), env={'SLURM_CONF': str(CLUSTER_CONF)}, **kw)
 
 
-def _namespace_cluster(nodes):
-    res = run(['bash', 'ci/cluster.sh', 'start', str(nodes)], timeout=300)
+def _namespace_cluster(nodes, per_host=2):
+    res = run(['bash', 'ci/cluster.sh', 'start', str(nodes)], timeout=300,
+              env={'MDXBENCH_CLUSTER_NODES_PER_HOST': str(per_host)})
     if res.returncode != 0:
         run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)    # what did start
         pytest.fail(f'ci/cluster.sh start {nodes} failed:\n{res.stderr[-4000:]}')
@@ -99,5 +100,6 @@ def cluster(services):
 
 @pytest.fixture(scope='module')
 def cluster8(services):
-    '''The 8-node cluster (fleet acceptance), for one test module.'''
-    yield from _namespace_cluster(8)
+    '''The 8-node cluster (fleet acceptance), four nodes a stand-in host (four iperf3 pairs
+    across two hosts, two on one), for one test module.'''
+    yield from _namespace_cluster(8, per_host=4)

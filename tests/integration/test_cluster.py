@@ -82,7 +82,7 @@ def test_inter_node_checks_produce_values(cluster, work):
                   '-n', r'Iperf3Throughput%placement=same-host%streams=1$',
                   '-n', 'SockperfPingPong%placement=different-hosts',
                   '-n', 'NetperfTcpRR%placement=(same-host|different-hosts)',
-                  '-n', 'Iperf3Aggregate%pairs=1$', '-n', 'Osu', '-n', 'Ior.*scratch',
+                  '-n', 'Iperf3Aggregate%pairs=1%', '-n', 'Osu', '-n', 'Ior.*scratch',
                   '-n', r'FftwMpi2d%num_nodes=(1|2)$',
                   '-S', 'duration=3', '-S', 'FftwMpi2d.points=1024',
                   # one rank per node: the namespace nodes share two cores, and 4 busy-polling
@@ -105,7 +105,9 @@ def test_inter_node_checks_produce_values(cluster, work):
     placed = {r['meta']['placement']: r for r in two if 'placement' in r['meta']}
     assert set(placed) == {'same-host', 'different-hosts'}, [r['check'] for r in two]
     for r in two:
-        m = r['meta']
+        m = dict(r['meta'])
+        if 'server_hosts' in m:         # Iperf3Aggregate: one pair here, its hosts as lists
+            [m['server_host']], [m['client_host']] = m['server_hosts'], m['client_hosts']
         if m.get('placement') == 'same-host':
             assert (m['server_host'], m['client_host']) == ('ns-host-1', 'ns-host-1'), m
             assert sorted(r['nodelist']) == ['mdxnode1', 'mdxnode2'], r
@@ -115,6 +117,7 @@ def test_inter_node_checks_produce_values(cluster, work):
             assert m['hosts_from'] == 'Slurm node features host_<host>', m
     # the client started at the common start time, its ramp-up left out (-O 2)
     agg = [r for r in two if r['check'].startswith('Iperf3Aggregate')]
+    assert {r['meta']['placement'] for r in agg} == {'same-host', 'different-hosts'}, agg
     assert agg and all(r['meta']['omit_s'] == 2 and r['meta']['start_spread_s'] == 0
                        for r in agg), agg
 

@@ -58,3 +58,26 @@ def test_nothing_declared_or_no_feature_leaves_only_loopback():
         place.choose_pair(where, 'different-hosts')
     with pytest.raises(ValueError, match='two-nodes'):
         place.choose_pair(where, 'two-nodes')
+
+
+def test_pairs_are_placed_as_figure_5_all_on_one_host_or_servers_and_clients_apart():
+    '''Takahashi et al.'s Figure 5: N pairs all on one host, or N servers on one host and N
+    clients on another; the first hosts that hold them.'''
+    where, _ = place.node_hosts({'host_feature': 'host_'},
+                                sinfo('sinfo-nodes-features-22.05.txt'))
+    assert place.choose_groups(where, 'same-host', 1) == (['mdxnode1'], ['mdxnode2'])
+    assert place.choose_groups(where, 'different-hosts', 1) == (['mdxnode1'], ['mdxnode3'])
+    with pytest.raises(place.Unavailable, match=r'no physical host has 4 usable nodes for 2 '
+                       r'pair\(s\) \(ns-host-1: mdxnode1, mdxnode2; ns-host-2: mdxnode3\)'):
+        place.choose_groups(where, 'same-host', 2)
+    with pytest.raises(place.Unavailable, match=r'fewer than two physical hosts have 2 usable'):
+        place.choose_groups(where, 'different-hosts', 2)
+    # four nodes a host: two hosts hold four different-hosts pairs, one host two same-host
+    four = {f'mdxnode{i}': f'h{(i + 3) // 4}' for i in range(1, 9)}
+    assert place.choose_groups(four, 'different-hosts', 4) == (
+        ['mdxnode1', 'mdxnode2', 'mdxnode3', 'mdxnode4'],
+        ['mdxnode5', 'mdxnode6', 'mdxnode7', 'mdxnode8'])
+    assert place.choose_groups(four, 'same-host', 2) == (['mdxnode1', 'mdxnode2'],
+                                                         ['mdxnode3', 'mdxnode4'])
+    with pytest.raises(ValueError, match='loopback'):
+        place.choose_groups(four, 'loopback', 1)

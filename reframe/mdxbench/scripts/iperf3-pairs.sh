@@ -1,17 +1,25 @@
 #!/bin/bash
 # N iperf3 client/server pairs at once inside a Slurm allocation of 2N nodes: servers on the
-# first N nodes, clients on the last N, each client with S parallel zero-copy streams.
+# nodes SERVERS names and clients on CLIENTS (comma lists, pair i = the i-th of each: the
+# placement the check chose), or else servers on the first N nodes of the allocation and
+# clients on the last N; each client with S parallel zero-copy streams.
 # The clients start together: each job step sleeps until one common start time (the steps
 # are launched one after another, which takes time), then iperf3 leaves the first OMIT
 # seconds out of its result (-O: the ramp-up). Prints each client's JSON after a line
 # "### mdxbench iperf3 pair I"; servers are always stopped when the script ends.
-# Usage: iperf3-pairs.sh PAIRS STREAMS DURATION PORT [IPERF3 [OMIT]]
+# Usage: iperf3-pairs.sh PAIRS STREAMS DURATION PORT [IPERF3 [OMIT [SERVERS CLIENTS]]]
 set -u
 pairs=$1 streams=$2 duration=$3 port=$4 iperf3=${5:-iperf3} omit=${6:-2}
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t nodes < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
-if (( ${#nodes[@]} < 2 * pairs )); then
-    echo "mdxbench: $pairs pairs need $((2 * pairs)) nodes, the allocation has ${#nodes[@]}" >&2
+if [[ -n ${7:-} && -n ${8:-} ]]; then
+    IFS=, read -ra servers <<<"$7"
+    IFS=, read -ra clients <<<"$8"
+    nodes=("${servers[@]}" "${clients[@]}")
+else
+    mapfile -t nodes < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
+fi
+if (( ${#nodes[@]} != 2 * pairs )) && [[ -n ${7:-} ]] || (( ${#nodes[@]} < 2 * pairs )); then
+    echo "mdxbench: $pairs pairs need $((2 * pairs)) nodes, got ${#nodes[@]}: ${nodes[*]}" >&2
     exit 1
 fi
 srv=() cli=()
