@@ -332,6 +332,11 @@ def build_config(site_dir, selected=None, env=None):
             # ReFrame runs sbatch/squeue/sacct with its own environment
             os.environ['SLURM_CONF'] = slurm_conf
 
+        # a partition the site may or may not have (a flavour without virtio multiqueue):
+        # `present_if: '${VAR:-}'` keeps it only where VAR names it, so `--system S` never
+        # submits to a Slurm partition the site lacks
+        sysdef['partitions'] = [part for part in sysdef.get('partitions') or []
+                                if part.pop('present_if', True) not in ('', None, False)]
         instead = sysdef.pop('spack_when_built', None)
         environ = spack_environ(sysdef, spack_tmpl)
         spack_environs.append(environ)
