@@ -8,7 +8,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import partition_facts
-from mdxbench.jobsteps import skip_unless_nodes
+from mdxbench.jobsteps import skip_unless_nodes, spread_over_hosts
 from mdxbench.parsers import ior
 from mdxbench.storage import StorageTargetTest
 
@@ -51,6 +51,8 @@ class Ior(StorageTargetTest):
     @run_after('setup')
     def require_nodes(self):
         skip_unless_nodes(self, self.num_nodes)
+        # several VMs as the paper ran them: each on a host of its own, where hosts are known
+        spread_over_hosts(self, self.num_nodes)
 
     @run_after('setup')
     def size_for_partition(self):

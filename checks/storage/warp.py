@@ -11,7 +11,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.jobsteps import background_step, job_port, skip_unless_nodes
+from mdxbench.jobsteps import background_step, job_port, skip_unless_nodes, spread_over_hosts
 from mdxbench.parsers import warp
 from mdxbench.storage import ObjectTargetTest
 
@@ -115,6 +115,8 @@ class WarpMultiClient(_Warp):
     @run_after('setup')
     def require_nodes(self):
         skip_unless_nodes(self, self.clients, f'{self.clients} warp clients')
+        # Figure 9: one client VM per host, where the partition declares its hosts
+        spread_over_hosts(self, self.clients)
 
     @run_before('run')
     def set_command(self):

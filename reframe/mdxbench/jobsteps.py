@@ -77,6 +77,26 @@ def physical_hosts(test):
     return where, how
 
 
+def spread_over_hosts(test, n):
+    '''Put the test's ``n`` nodes on ``n`` different physical hosts, as the paper placed its
+    VMs for multi-VM storage and object-store runs, where the partition declares its hosts
+    (``--nodelist``; skipped, saying why, where too few hosts have a usable node); where it
+    declares none, any ``n`` nodes, and the record says the hosts are not known.'''
+    part = test.current_partition
+    where, how = place.node_hosts(part.extras.get('placement'), place.sinfo_nodes(part))
+    if n < 2 or not where:
+        test.mdx_extra = dict(test.mdx_extra, hosts_from=how if where else
+                              f'not declared: {how}')
+        return
+    try:
+        nodes = place.choose_spread(where, n)
+    except place.Unavailable as err:
+        test.skip(f'{partition_name(test)}: {err} ({how})')
+    test.job.options += [f'--nodelist={",".join(nodes)}']
+    test.mdx_extra = dict(test.mdx_extra, placement='different-hosts', nodes_chosen=nodes,
+                          hosts=[where[nd] for nd in nodes], hosts_from=how)
+
+
 class ClientServerTest(MdxBenchTest):
     #: what every reference of a network figure states (references.CONDITIONS): virtio
     #: multiqueue changes both throughput and latency in the paper

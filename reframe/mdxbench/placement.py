@@ -134,5 +134,17 @@ def choose_groups(where, placement, n):
     raise ValueError(f'placement {placement!r}: expected same-host or different-hosts')
 
 
+def choose_spread(where, n):
+    '''``n`` nodes each on a physical host of its own (the paper's multi-VM storage and
+    object-store runs: one VM per host), the first node of each of the first ``n`` hosts.'''
+    by_host = {}
+    for node in sorted(where):
+        by_host.setdefault(where[node], []).append(node)
+    if len(by_host) < n:
+        raise Unavailable(f'{n} nodes on different hosts need {n} hosts with a usable node, '
+                          f'{len(by_host)} have one ({_describe(by_host)})')
+    return [by_host[h][0] for h in sorted(by_host)[:n]]
+
+
 def _describe(by_host):
     return '; '.join(f'{h}: {", ".join(ns)}' for h, ns in sorted(by_host.items())) or 'none known'

@@ -156,6 +156,11 @@ def test_inter_node_checks_produce_values(cluster, work):
     assert ran == {(1, True), (2, True)}, sorted(r['check'] for r in ior)
     for r in ior:
         assert r['environ'] == 'spack' and r['meta']['segments'] == 64, r['meta']
+        # across VMs as the paper ran IOR: each node on a host of its own
+        if '%num_nodes=2' in r['check']:
+            assert sorted(r['nodelist']) == ['mdxnode1', 'mdxnode3'], r
+            assert r['meta']['hosts'] == ['ns-host-1', 'ns-host-2'], r['meta']
+            assert r['meta']['placement'] == 'different-hosts', r['meta']
     # without O_DIRECT the namespace nodes read their one shared page cache: skipped first
     skipped = re.findall(r'SKIP.*(Ior %target=scratch .*%num_nodes=[12] %odirect=False.*)\[(.*)\]$',
                          res.stdout, re.M)

@@ -81,3 +81,17 @@ def test_pairs_are_placed_as_figure_5_all_on_one_host_or_servers_and_clients_apa
                                                          ['mdxnode3', 'mdxnode4'])
     with pytest.raises(ValueError, match='loopback'):
         place.choose_groups(four, 'loopback', 1)
+
+
+def test_several_nodes_are_spread_one_a_host_or_the_reason_names_the_hosts():
+    '''IOR across VMs and warp's client VMs as the paper ran them: each on its own host.'''
+    where, _ = place.node_hosts({'host_feature': 'host_'},
+                                sinfo('sinfo-nodes-features-22.05.txt'))
+    assert place.choose_spread(where, 2) == ['mdxnode1', 'mdxnode3']
+    with pytest.raises(place.Unavailable, match=r'3 nodes on different hosts need 3 hosts with '
+                       r'a usable node, 2 have one \(ns-host-1: mdxnode1, mdxnode2; '
+                       r'ns-host-2: mdxnode3\)'):
+        place.choose_spread(where, 3)
+    drained, _ = place.node_hosts({'host_feature': 'host_'},
+                                  sinfo('sinfo-nodes-features-drained-22.05.txt'))
+    assert place.choose_spread(drained, 2) == ['mdxnode1', 'mdxnode3']
