@@ -8,34 +8,10 @@
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.apps import FftKernelBuild
+from mdxbench.apps import PAPER_POINTS, FftKernelBuild, problem_size
 from mdxbench.base import MdxBenchBuiltTest, partition_facts
 from mdxbench.jobsteps import skip_unless_nodes
 from mdxbench.parsers import fft
-
-
-#: Guidi et al.'s size: 50,000 x 50,000 complex doubles
-PAPER_POINTS = 50000
-#: the size where one node cannot hold the paper's
-FALLBACK_POINTS = 8192
-#: bytes the kernel holds per point: the data, the reference of its check, FFTW's buffers
-BYTES_PER_POINT = 48
-#: of a node's memory the kernel may take
-MEMORY_SHARE = 0.7
-
-
-def problem_size(points, facts):
-    '''(N, why): ``points`` when set, else the paper's N where one node's memory holds it
-    (the same N on every node count: strong scaling), else :data:`FALLBACK_POINTS`.'''
-    if points:
-        return points, 'set (-S points)'
-    need = BYTES_PER_POINT * PAPER_POINTS ** 2
-    mem = facts.get('memory_gib')
-    if mem and need <= MEMORY_SHARE * mem * 2 ** 30:
-        return PAPER_POINTS, 'the paper\'s'
-    have = f'one node has {mem} GiB' if mem else 'the memory of a node is not in its facts'
-    return FALLBACK_POINTS, (f'the paper\'s {PAPER_POINTS:,}^2 needs '
-                             f'{need / 2 ** 30:.0f} GiB at most {MEMORY_SHARE:.0%} of a node: {have}')
 
 
 @rfm.simple_test

@@ -14,7 +14,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
 import mdxbench
-from mdxbench.apps import FftKernelBuild
+from mdxbench.apps import PAPER_POINTS, FftKernelBuild, problem_size
 from mdxbench.base import MdxBenchBuiltTest, partition_facts
 from mdxbench.parsers import fft, perfstat
 
@@ -31,7 +31,9 @@ class PerfCountersFft(MdxBenchBuiltTest, FftKernelBuild):
     bench_binary = 'perf'
     output_file = 'perf.csv'
     parser = staticmethod(perfstat.parse)
-    points = variable(int, value=4096)
+    #: points per dimension; None: Guidi et al.'s 50,000 (Table IV) where the node's memory
+    #: holds it, as FftwMpi2d (:func:`mdxbench.apps.problem_size`), the rule in meta
+    points = variable(int, type(None), value=None)
     repeats = variable(int, value=10)
     #: False: run even where the facts say there is no PMU (to see what perf says, e.g.
     #: after enabling a VM's virtual PMU and before updating the facts)
@@ -57,9 +59,11 @@ class PerfCountersFft(MdxBenchBuiltTest, FftKernelBuild):
         self.prerun_cmds = [f'{self.bench_path} --version']
         self.env_vars['MDXBENCH_THP'] = 'off'           # 4 KiB pages, as the paper counted
         self.executable = PERF_TIMED
+        n, why = problem_size(self.points, partition_facts(self.current_partition))
+        self.mdx_extra = dict(self.mdx_extra, points_paper=PAPER_POINTS, points_rule=why)
         self.executable_opts = [self.bench_path, self.output_file,
                                 ','.join(HARDWARE + SOFTWARE), '--', './fftw-mpi-bench',
-                                str(self.points), str(self.repeats)]
+                                str(n), str(self.repeats)]
 
     def derive(self, results):
         with open(self.stagedir + '/' + self.stdout.evaluate()) as fp:

@@ -1,6 +1,9 @@
-# Cache and memory bandwidth of one core against the working-set size, as Guidi et al. ran
-# CacheBench's memcpy (single core, array-size sweep, median of 10), here with Debian's and
-# Spack's likwid-bench (AVX copy kernel on one core of socket 0). Perf variables are the
+# Cache and memory bandwidth of one core against the working-set size, where Guidi et al.
+# ran CacheBench's memcpy (single core, array-size sweep, 2 s a point, median of 10). This
+# is a different tool: likwid-bench (Debian's or Spack's), its AVX copy kernel on one core of
+# socket 0, with the paper's sweep, seconds and repetitions on the sites. CacheBench
+# (llcbench) is in no registry or mirror here; the record says which tool ran
+# (meta.tool, meta.paper_tool) and the report names it beside the figure. Perf variables are the
 # medians at half of L1d, half of L2, half of the last-level cache, and 4x the LLC
 # (memory); the whole curve is in the perflog meta for plots.
 import os
@@ -34,7 +37,8 @@ def sweep_sizes(facts, step=4, smallest=8):
 
 @rfm.simple_test
 class LikwidCacheSweep(MdxBenchTest):
-    descr = 'likwid-bench AVX copy on one core: bandwidth of L1, L2, L3 and memory'
+    descr = ('likwid-bench AVX copy on one core: bandwidth of L1, L2, L3 and memory '
+             '(not the paper\'s CacheBench memcpy)')
     tags = {'memory'}
     bench_name = 'likwid-bench'
     bench_binary = 'likwid-bench'
@@ -44,10 +48,10 @@ class LikwidCacheSweep(MdxBenchTest):
     #: repetitions per size (the paper: median of 10) and seconds per run (integer);
     #: None: the partition's sizing (extras.cache_sweep), else the paper's
     repeats = variable(int, type(None), value=None)
-    run_seconds = variable(int, value=1)
+    run_seconds = variable(int, type(None), value=None)
     #: sweep step (x4 from 8 kB to 4x LLC), or the partition's (extras.cache_sweep.step)
     step = variable(int, type(None), value=None)
-    PAPER = {'repeats': 10, 'step': 4}
+    PAPER = {'repeats': 10, 'step': 4, 'run_seconds': 2}
     perf_table = {f'{lv}_bw': (f'{lv}_gbs', 'GB/s', 'higher') for lv in LEVELS}
     #: {level: likwid kB} of the points behind the perf variables (set before the run)
     levels_kb = variable(dict, value={})
@@ -77,6 +81,8 @@ class LikwidCacheSweep(MdxBenchTest):
                 raise ValueError(f'the sweep has no point at {kb}kB ({name})')
             results[f'{name}_gbs'] = curve[used]
         self.mdx_extra = dict(self.mdx_extra, kernel=results['kernel'], repeats=self.repeats,
-                              step=self.step,
+                              step=self.step, run_seconds=self.run_seconds,
+                              tool='likwid-bench ' + results['kernel'],
+                              paper_tool='CacheBench memcpy (Guidi et al.)',
                               curve={str(k): round(v, 3) for k, v in curve.items()},
                               level_kb=self.levels_kb)

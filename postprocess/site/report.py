@@ -214,7 +214,8 @@ def figures(df, outdir):
         ax.set_xlabel('working set (bytes)')
         ax.set_ylabel('GB/s, one core')
         save(fig, 'cache-sweep.png', "One core's bandwidth vs working set, likwid-bench "
-                                     '(latest run per system)')
+                                     "copy_avx (latest run per system); not the paper's "
+                                     'tool: Guidi et al. ran CacheBench memcpy')
 
     fftd = df.filter((pl.col('check_class') == 'FftwMpi2d')
                      & pl.col('perf_var').is_in(['compute_time', 'comm_time']))

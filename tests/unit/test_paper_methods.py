@@ -45,18 +45,24 @@ def test_iperf3_aggregate_one_to_four_pairs_with_the_ramp_up_left_out(classes):
     '''Figure 5: pairs of VMs, 16 streams each, saturating at 3 pairs.'''
     agg = classes['Iperf3Aggregate']
     assert list(_params(agg)['pairs']) == [1, 2, 3, 4]
+    assert list(_params(agg)['placement']) == ['same-host', 'different-hosts']
     assert agg.streams == 16 and agg.omit > 0
 
 
 def test_fft_at_the_papers_size_where_one_node_holds_it(classes):
-    '''Guidi et al.: 50,000^2 complex points on 1..8 nodes (about 40 GB of data).'''
-    mod = sys.modules[classes['FftwMpi2d'].__module__]
-    assert mod.PAPER_POINTS == 50000
-    assert mod.problem_size(None, {'memory_gib': 498}) == (50000, "the paper's")
-    n, why = mod.problem_size(None, {'memory_gib': 32})
-    assert n == mod.FALLBACK_POINTS and '32 GiB' in why and '112 GiB' in why
-    assert mod.problem_size(None, {})[0] == mod.FALLBACK_POINTS
-    assert mod.problem_size(1024, {'memory_gib': 498}) == (1024, 'set (-S points)')
+    '''Guidi et al.: 50,000^2 complex points on 1..8 nodes (about 40 GB of data), and the
+    same size under perf on one core (Table IV): one rule for both kernels.'''
+    from mdxbench import apps
+
+    assert apps.PAPER_POINTS == 50000
+    assert apps.problem_size(None, {'memory_gib': 498}) == (50000, "the paper's")
+    n, why = apps.problem_size(None, {'memory_gib': 32})
+    assert n == apps.FALLBACK_POINTS and '32 GiB' in why and '112 GiB' in why
+    assert apps.problem_size(None, {})[0] == apps.FALLBACK_POINTS
+    assert apps.problem_size(1024, {'memory_gib': 498}) == (1024, 'set (-S points)')
+    for name in ('FftwMpi2d', 'PerfCountersFft'):
+        assert classes[name].points == None, name     # noqa: E711 (a ReFrame variable)
+        assert sys.modules[classes[name].__module__].problem_size is apps.problem_size
 
 
 def test_counters_count_the_timed_phases_with_4k_pages(classes):
@@ -86,10 +92,12 @@ def test_pds_runs_queries_one_to_seven_at_the_papers_scale_on_the_sites(classes)
 
 
 def test_cache_sweep_is_the_papers_on_the_sites_and_sized_down_on_local(classes):
-    '''Guidi et al.: CacheBench's sweep, median of 10. The sites run that; `local` sizes it
-    for a test machine (extras.cache_sweep), which the record says (meta.repeats, step).'''
+    '''Guidi et al.: CacheBench's sweep, 2 s a point, median of 10. The sites run that;
+    `local` sizes it for a test machine (extras.cache_sweep), which the record says
+    (meta.repeats, step, run_seconds); the check says it is not the paper's tool.'''
     sweep = classes['LikwidCacheSweep']
-    assert sweep.PAPER == {'repeats': 10, 'step': 4}
+    assert sweep.PAPER == {'repeats': 10, 'step': 4, 'run_seconds': 2}
+    assert "not the paper's CacheBench" in sweep.descr
     for system in ('mdx2', 'laurel', 'aws-pcluster'):
         assert 'cache_sweep' not in (REPO_ROOT / 'site-configs' / 'systems' / f'{system}.yaml').read_text()
     module = sys.modules[sweep.__module__]

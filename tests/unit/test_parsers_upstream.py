@@ -39,6 +39,8 @@ def test_osu_bw(upstream_output):
     assert r['max_size'] == 4194304 and r['bandwidth'] == pytest.approx(13551.56)
     assert r['peak_bandwidth'] == pytest.approx(14274.42)
     assert r['bandwidth_gbps'] == pytest.approx(13551.56 * 8 / 1000)
+    # the curve's peak (what Guidi et al. quote) at 2 MiB, not at the largest size
+    assert r['peak_size'] == 2097152 and r['peak_gbps'] == pytest.approx(14274.42 * 8 / 1000)
 
 
 def test_osu_alltoall(upstream_output):

@@ -59,5 +59,8 @@ def bandwidth(text):
             f'expected a bandwidth table in MB/s, got {p["quantity"]} ({p["unit"]})')
     size = max(p['curve'])
     bw = p['curve'][size]
+    peak_size = max(p['curve'], key=p['curve'].get)
+    peak = p['curve'][peak_size]
     return {'version': p['version'], 'bandwidth': bw, 'bandwidth_gbps': bw * 8 / 1000,
-            'peak_bandwidth': max(p['curve'].values()), 'max_size': size, 'curve': p['curve']}
+            'peak_bandwidth': peak, 'peak_gbps': peak * 8 / 1000, 'peak_size': peak_size,
+            'max_size': size, 'curve': p['curve']}
