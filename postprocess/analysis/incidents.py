@@ -11,7 +11,7 @@ one) and share their explanation:
 * else the same provenance change (kernel a -> b, binary hash, toolchain, benchmark
   version, suite commit), with first runs after it within ``window`` of each other;
 * else nothing recorded explains it: the perf variables of one check that changed from the
-  same job on are one incident (HPL's ``gflops`` and ``percent_peak``), other change points
+  same job on are one incident (HPL's ``gflops`` and ``percent_nominal_peak``), other change points
   one each.
 
 Each series of an incident says whether it **went away**: the series' latest level (the

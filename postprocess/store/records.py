@@ -183,13 +183,18 @@ def source_of(paths=None, from_es=False, parquet=None):
 #: node, what `loopback` names now (2026-11-24); the old `two-nodes` stays what it was, a
 #: pair whose hosts were not known, and is not renamed.
 RENAMED_VALUES = {('placement', 'same-node'): 'loopback'}
+#: performance variables renamed, old -> new: LINPACK's percentage of a peak taken at the
+#: base clock, which turbo exceeds, is named for what it is (2026-11-25)
+RENAMED_PERF_VARS = {'percent_peak': 'percent_nominal_peak'}
 
 
 def with_current_names(df):
-    '''Records of renamed parameter values under their current names (``check`` and
-    ``params``), as one series with the records written since.'''
+    '''Records of renamed parameter values (``check`` and ``params``) and performance
+    variables under their current names, as one series with the records written since.'''
     import polars as pl
 
+    if 'perf_var' in df.columns:
+        df = df.with_columns(pl.col('perf_var').replace(RENAMED_PERF_VARS))
     if not {'check', 'params'} <= set(df.columns):
         return df
     for (param, old), new in RENAMED_VALUES.items():

@@ -194,6 +194,9 @@ def detect_local_facts(cpuinfo=None, meminfo=None, max_khz=None):
     return {
         'memory_gib': round(mem_kib / 1024**2, 1),
         'clock_ghz': round(clock_ghz, 3) if clock_ghz else None,
+        # which clock that is (the peak's, base.peak_gflops, says it in the record)
+        'clock_kind': ('the maximum cpufreq reports' if max_khz else
+                       'the highest MHz /proc/cpuinfo shows' if mhz else None),
         'flops_per_cycle': fpc,
         # a hardware PMU perf can count with (absent in a VM without a virtual PMU)
         'pmu': any(pathlib.Path('/sys/bus/event_source/devices', d).is_dir()

@@ -356,7 +356,7 @@ def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, w
     assert list(state) == [ident]
     inc = state[ident]
     assert inc['kind'] == 'event' and 'cpu quota on mdxnode2' in inc['cause'], inc['cause']
-    assert {s['perf_var'] for s in inc['series']} == {'gflops', 'percent_peak'}
+    assert {s['perf_var'] for s in inc['series']} == {'gflops', 'percent_nominal_peak'}
     assert all(s['run'] == 6 and s['effect'] < -0.3 for s in inc['series']), inc['series']
     told = [json.loads(f.read_text()) for f in (work / 'notify').iterdir()]
     assert [t['id'] for t in told] == [ident]
