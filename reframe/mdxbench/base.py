@@ -85,6 +85,17 @@ def partition_facts(partition):
     return facts
 
 
+def pinned_version_mismatch(pins, bench, version):
+    '''Why a run of ``bench`` that reported ``version`` is not the version the partition
+    pins (``extras.bench_versions: {bench: version}``, e.g. the paper's warp 1.0.8 where a
+    site builds it), or None. A pinned benchmark that reports no version fails too.'''
+    want = (pins or {}).get(bench)
+    if want is None or str(version) == str(want):
+        return None
+    return (f'the partition pins {bench} {want} (extras.bench_versions), this run reported '
+            f'{version or "no version"}')
+
+
 def peak_gflops(facts):
     '''(GFLOPS, GHz, which clock) of the nominal double-precision peak: cores x clock x
     FLOPs per cycle, at the AVX-512 all-core frequency where the facts know it
@@ -304,6 +315,12 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             self.derive(self.results)
         except (ValueError, KeyError) as err:
             raise SanityError(f'{self.bench_name}: {err}') from None
+
+        why = pinned_version_mismatch(self.current_partition.extras.get('bench_versions'),
+                                      self.bench_name, self.results.get('version'))
+        if why:
+            raise SanityError(f'{self.bench_name}: {why} '
+                              f'({self.current_system.name}:{self.current_partition.name})')
 
         if self.uses_blas:
             self.check_blas()

@@ -22,3 +22,32 @@ def test_the_nominal_peak_says_which_clock_it_is_taken_at():
         16 * 2.6 * 32, 2.6, 'the AVX-512 all-core frequency')
     with pytest.raises(ValueError, match='lack clock_ghz'):
         peak_gflops({'cores': 16, 'flops_per_cycle': 32})
+
+
+def test_a_pinned_benchmark_version_is_enforced():
+    '''A partition pins a benchmark's version (mdx2: the paper's warp 1.0.8): another
+    version, or none reported, is a failure that names both.'''
+    from mdxbench.base import pinned_version_mismatch
+
+    assert pinned_version_mismatch({'warp': '1.0.8'}, 'warp', '1.0.8') is None
+    assert pinned_version_mismatch(None, 'warp', '1.0.0') is None
+    assert pinned_version_mismatch({'fio': '3.38'}, 'warp', '1.0.0') is None
+    assert pinned_version_mismatch({'warp': '1.0.8'}, 'warp', '1.0.0') == (
+        'the partition pins warp 1.0.8 (extras.bench_versions), this run reported 1.0.0')
+    assert 'reported no version' in pinned_version_mismatch({'warp': '1.0.8'}, 'warp', None)
+
+
+def test_the_sites_pin_the_papers_warp():
+    import yaml
+
+    from mdxbench import REPO_ROOT
+
+    systems = REPO_ROOT / 'site-configs' / 'systems'
+    mdx2 = yaml.safe_load((systems / 'mdx2.yaml').read_text())
+    for part in mdx2['partitions']:
+        if part['extras'].get('object_targets'):
+            assert part['extras']['bench_versions']['warp'] == '1.0.8', part['name']
+    # local runs what ci/install.sh builds, and says so
+    local = yaml.safe_load((systems / 'local.yaml').read_text())
+    pin = local['partitions'][0]['extras']['bench_versions']['warp']
+    assert f'WARP_VERSION=v{pin}\n' in (REPO_ROOT / 'ci' / 'install.sh').read_text()
