@@ -29,6 +29,13 @@ BRIDGE=mdxbr0
 NET=198.18.0
 HOST_IP=$NET.1
 DB_PORT=3307 DBD_PORT=6919 CTLD_PORT=6917 SLURMD_PORT=6918 PEER_PORT=12866
+# the nodes' S3 server (nscluster's object target: warp from the nodes): a MinIO of its own
+# on the bridge (ci/minio.sh), where ci/install.sh built MinIO
+S3_PORT=${MDXBENCH_CLUSTER_S3_PORT:-9010}
+cluster_minio() {
+    MDXBENCH_MINIO_NAME=minio-cluster MDXBENCH_MINIO_ADDR=$HOST_IP MDXBENCH_MINIO_PORT=$S3_PORT \
+        bash "$(dirname "${BASH_SOURCE[0]}")/minio.sh" "$@"
+}
 HOSTS_BEGIN='# BEGIN mdxbench test cluster'
 HOSTS_END='# END mdxbench test cluster'
 export SLURM_CONF="$CONF"
@@ -262,6 +269,11 @@ start() {
         setsid netserver -D -p "$PEER_PORT" -L "$HOST_IP" >>"$LOGS/cluster-netserver.out" 2>&1 </dev/null &
         echo $! >"$CDIR/netserver.pid.ours"
     fi
+    if [[ -x $MDXBENCH_VENV/bin/minio ]]; then
+        cluster_minio start
+    else
+        log "cluster: MinIO is not installed (ci/install.sh found no Go toolchain): nscluster's warp cases fail to reach $HOST_IP:$S3_PORT"
+    fi
     db_start
     dbd_start
     write_conf "$n"
@@ -315,6 +327,7 @@ stop() {
     done
     disks_down
     stop_pid netserver "$CDIR/netserver.pid.ours"
+    cluster_minio stop
     stop_pid slurmdbd "$CDIR/slurmdbd.pid.ours"
     stop_pid mariadbd "$CDIR/mariadbd.pid.ours"
     net_down

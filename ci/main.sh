@@ -17,13 +17,15 @@ prepare_local
 
 NODES=${MDXBENCH_MAIN_CLUSTER_NODES:-8}
 # The cases that need two or more nodes, on the namespace cluster: network placements,
-# iperf3 pairs, OSU and IOR across nodes, the FFT kernel on 2 and 4 nodes
+# iperf3 pairs, OSU and IOR across nodes, the FFT kernel on 2 and 4 nodes, warp from 2 and
+# 4 client nodes against the cluster's MinIO
 # (ReFrame matches -n in the display name with its spaces removed; several -n: any)
 MULTI=('-n' '%placement=(same-host|different-hosts)'
        '-n' 'Iperf3Aggregate%pairs=[12]%'
        '-n' '^Osu(Latency|Bandwidth)' '-n' 'OsuAlltoall%num_nodes=2$'
        '-n' 'Ior%target=scratch.*%num_nodes=[24]%'
-       '-n' 'FftwMpi2d%num_nodes=[24]$')
+       '-n' 'FftwMpi2d%num_nodes=[24]$'
+       '-n' 'WarpMultiClient%target=minio%op=(get|put)%clients=[24]$')
 
 since=$(date +%Y-%m-%dT%H:%M:%S%:z)
 stamp=$(date +%Y%m%dT%H%M%S)

@@ -6,19 +6,23 @@
 # through its environment, never a command line.
 # Usage: ci/minio.sh start|stop|status|url|credentials
 # Tunables: MDXBENCH_MINIO_PORT (9000; the console on the next port), MDXBENCH_MINIO_USER
-# (mdxbench-s3), MDXBENCH_MINIO_TIMEOUT (60 s).
+# (mdxbench-s3), MDXBENCH_MINIO_TIMEOUT (60 s); for a second instance (ci/cluster.sh's, on
+# the namespace cluster's bridge): MDXBENCH_MINIO_ADDR (127.0.0.1) and MDXBENCH_MINIO_NAME
+# (minio: its directory under the state directory). The credentials file is shared.
 source "$(dirname "$0")/lib.sh"
 
 PORT=${MDXBENCH_MINIO_PORT:-9000}
+ADDR=${MDXBENCH_MINIO_ADDR:-127.0.0.1}
+NAME=${MDXBENCH_MINIO_NAME:-minio}
 MINIO_USER=${MDXBENCH_MINIO_USER:-mdxbench-s3}
 TIMEOUT=${MDXBENCH_MINIO_TIMEOUT:-60}
-URL="http://127.0.0.1:$PORT"
+URL="http://$ADDR:$PORT"
 MINIO="$MDXBENCH_VENV/bin/minio"
 CREDENTIALS="$MDXBENCH_STATE_DIR/minio-credentials"
-if [[ -L $MDXBENCH_STATE_DIR/minio ]]; then
-    BASE=$(readlink -f "$MDXBENCH_STATE_DIR/minio")
+if [[ -L $MDXBENCH_STATE_DIR/$NAME ]]; then
+    BASE=$(readlink -f "$MDXBENCH_STATE_DIR/$NAME")
 else
-    BASE="$MDXBENCH_STATE_DIR/minio"
+    BASE="$MDXBENCH_STATE_DIR/$NAME"
 fi
 PIDFILE="$BASE/run/minio.pid"
 LOG="$BASE/logs/minio.out"
@@ -44,7 +48,7 @@ start() {
     healthy && die "something not started by us already answers at $URL: set MDXBENCH_MINIO_PORT to a free port"
     id -u "$MINIO_USER" >/dev/null 2>&1 \
         || useradd --system --no-create-home --shell /usr/sbin/nologin "$MINIO_USER"
-    BASE=$(reachable_dir minio "$MINIO_USER")
+    BASE=$(reachable_dir "$NAME" "$MINIO_USER")
     PIDFILE="$BASE/run/minio.pid"
     LOG="$BASE/logs/minio.out"
     mkdir -p "$BASE/data" "$BASE/run" "$BASE/logs" "$BASE/bin"
@@ -63,14 +67,14 @@ start() {
      export PATH=/usr/bin:/bin HOME="$BASE" MINIO_ROOT_USER="$access" MINIO_ROOT_PASSWORD="$secret"
      export MINIO_BROWSER=off MINIO_UPDATE=off
      exec setsid setpriv --reuid="$MINIO_USER" --regid="$(id -g "$MINIO_USER")" --clear-groups \
-         "$BASE/bin/minio" server --quiet --address "127.0.0.1:$PORT" \
-         --console-address "127.0.0.1:$((PORT + 1))" "$BASE/data") >"$LOG" 2>&1 </dev/null &
+         "$BASE/bin/minio" server --quiet --address "$ADDR:$PORT" \
+         --console-address "$ADDR:$((PORT + 1))" "$BASE/data") >"$LOG" 2>&1 </dev/null &
     echo $! >"$PIDFILE"
     wait_alive "MinIO at $URL" "$TIMEOUT" "$LOG" "$PIDFILE" healthy
     log "minio: healthy at $URL"
 }
 
-stop() { stop_pid minio "$PIDFILE" 30; }
+stop() { stop_pid "$NAME" "$PIDFILE" 30; }
 
 status() {
     if pid_alive "$PIDFILE"; then

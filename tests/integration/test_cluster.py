@@ -173,6 +173,22 @@ def test_inter_node_checks_produce_values(cluster, work):
             assert ' -s 64 -b 1m -t 1m ' in line and '--posix.odirect' in line, line
 
 
+def test_warp_client_nodes_each_on_a_host_of_their_own(cluster, work):
+    '''The paper's Figure 9 on the namespace cluster: warp's distributed mode with two
+    client nodes against ci/cluster.sh's MinIO on the bridge, the two nodes on two
+    stand-in hosts (mdxnode1 on ns-host-1, mdxnode3 on ns-host-2), both clients in the
+    report.'''
+    res = reframe(work, '-c', 'checks/storage/warp.py',
+                  '-n', r'WarpMultiClient%target=minio%op=put%clients=2$')
+    assert res.returncode == 0, res.stdout[-5000:]
+    [r] = [r for r in records(work) if r['perf_var'] == 'throughput']
+    assert sorted(r['nodelist']) == ['mdxnode1', 'mdxnode3'], r
+    m = r['meta']
+    assert m['hosts'] == ['ns-host-1', 'ns-host-2'] and m['placement'] == 'different-hosts', m
+    assert m['clients'] == 2 and r['perf_value'] > 0, m
+    assert m['bench_version'] == '1.0.0', m
+
+
 def test_one_queue_series_runs_with_one_queue_and_sets_the_count_back(cluster, work):
     '''The paper's Figure 3 (no multiqueue) where a job may change the NIC's queues
     (nscluster: extras.nic_queues): both nodes' veths go from two queues to one for the
