@@ -348,9 +348,11 @@ class Ingestor:
             index=f'{self.prefix}-*', allow_no_indices=True,
             properties={k: props[k] for k in ('perf_better', 'meta_json', 'ingested_at')}))
 
-    def _call(self, fn):
+    def _call(self, fn, unanswered=None):
         '''Call fn, retrying connection errors, 429 and 5xx with exponential backoff
-        until the retry budget is spent.'''
+        until the retry budget is spent. ``unanswered`` (a list) gets one entry per attempt
+        that may have reached Elasticsearch without its answer reaching us (a timeout, a
+        connection lost): such an attempt may have been carried out.'''
         from elastic_transport import TlsError
         from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
 
@@ -365,6 +367,8 @@ class Ingestor:
                     f'CA that signed its certificate') from None
             except (ConnectionError, ConnectionTimeout) as err:
                 reason = f'cannot reach Elasticsearch: {type(err).__name__}'
+                if unanswered is not None:
+                    unanswered.append(reason)
             except ApiError as err:
                 if err.meta.status != 429 and err.meta.status < 500:
                     raise
@@ -387,11 +391,32 @@ class Ingestor:
         lines = []
         for action, head, tail, *_ in items:
             lines += [action, head + stamp + tail]
-        return b'\n'.join(lines) + b'\n'
+        return b'\n'.join(lines) + b'\n', now
 
-    def _send(self, body):
-        resp = self._call(lambda: self.client.bulk(operations=body))
-        return [next(iter(it.values())) for it in resp['items']]
+    def _send(self, payload):
+        body, now = payload
+        unanswered = []
+        resp = self._call(lambda: self.client.bulk(operations=body), unanswered)
+        results = [next(iter(it.values())) for it in resp['items']]
+        if unanswered:
+            self._own_conflicts(results, now)
+        return results
+
+    def _own_conflicts(self, results, now):
+        '''After an attempt whose answer was lost (a timeout on a busy Elasticsearch), the
+        re-sent request finds what the lost one stored: a 409 whose document carries this
+        request's own ``ingested_at`` was created by this run, not present before, and is
+        counted so (status 201).'''
+        conflicts = [r for r in results if r.get('status') == 409]
+        if not conflicts:
+            return
+        docs = [{'_index': r['_index'], '_id': r['_id']} for r in conflicts]
+        found = self._call(lambda: self.client.mget(docs=docs, source_includes=['ingested_at']))
+        ours = {(d['_index'], d['_id']) for d in found['docs']
+                if d.get('found') and d['_source'].get('ingested_at') == now}
+        for r in conflicts:
+            if (r['_index'], r['_id']) in ours:
+                r['status'] = 201
 
     def _bulk(self, items):
         return self._send(self._body(items))

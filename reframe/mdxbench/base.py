@@ -212,16 +212,24 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     def record_node_kernel(self):
         '''The compute node's kernel release (``uname -r`` in the job, not on the login
         node) goes to ``meta.node_kernel``: a kernel update is a change point's usual cause.'''
-        self.prerun_cmds = [f'{{ uname -r; hostname; }} > {NODE_KERNEL_FILE}'] + self.prerun_cmds
+        # and the nodes of the job's allocation, as the job itself sees them: the record's
+        # nodelist from Slurm's accounting, as ReFrame polls it, has named one node of a
+        # two-node job on a loaded machine (CI, 2026-11-25)
+        self.prerun_cmds = [
+            f'{{ uname -r; hostname; if [ -n "${{SLURM_JOB_NODELIST:-}}" ]; then '
+            f'scontrol show hostnames "$SLURM_JOB_NODELIST"; fi; }} > {NODE_KERNEL_FILE}'
+        ] + self.prerun_cmds
 
     def node_kernel(self):
-        '''(kernel release, host name) of the node the job script ran on.'''
+        '''(kernel release, host name, [nodes of the Slurm allocation]) of the node the
+        job script ran on; no nodes outside Slurm.'''
         try:
             with open(os.path.join(self.stagedir, NODE_KERNEL_FILE)) as fp:
                 lines = fp.read().split()
         except OSError:
             lines = []
-        return (lines + ['unknown', 'unknown'])[:2]
+        kernel, host, *nodes = lines + ['unknown', 'unknown'][len(lines):]
+        return kernel, host, nodes
 
     def check_blas(self):
         '''meta.blas: the BLAS the job resolved; it must be the environment's, if declared.'''
@@ -292,8 +300,10 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
 
     def _parse_and_check(self):
         # the batch host too: ReFrame's squeue backend may not see the nodes of a short job
-        kernel, host = self.node_kernel()
+        kernel, host, nodes = self.node_kernel()
         self.mdx_extra = dict(self.mdx_extra, node_kernel=kernel, job_host=host)
+        if nodes:
+            self.mdx_extra['job_nodes'] = nodes
         try:
             with open(self.output_path, errors='replace') as fp:
                 text = fp.read()

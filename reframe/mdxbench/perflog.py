@@ -162,6 +162,13 @@ def parse_line(line):
         raise PerflogError("field 'meta': expected a JSON object")
 
     base['nodelist'] = [n for n in base['nodelist'].split(',') if n and n != 'None']
+    # the job's own word on its allocation (SLURM_JOB_NODELIST, meta.job_nodes) wins over
+    # what ReFrame read from Slurm's accounting, which has named fewer nodes than ran
+    job_nodes = base['meta'].get('job_nodes')
+    if job_nodes:
+        if not (isinstance(job_nodes, list) and all(isinstance(n, str) for n in job_nodes)):
+            raise PerflogError("field 'meta': job_nodes is not a list of node names")
+        base['nodelist'] = list(job_nodes)
     records = []
     for k in range(0, len(perfcols), ngroup):
         group = dict(zip(_PERFVAR_NAMES, perfcols[k:k + ngroup]))

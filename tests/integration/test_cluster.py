@@ -158,6 +158,9 @@ def test_inter_node_checks_produce_values(cluster, work):
         assert r['environ'] == 'spack' and r['meta']['segments'] == 64, r['meta']
         # across VMs as the paper ran IOR: each node on a host of its own
         if '%num_nodes=2' in r['check']:
+            # the nodes the job saw in its allocation (meta.job_nodes, the record's nodelist)
+            assert r['meta']['nodes_chosen'] == ['mdxnode1', 'mdxnode3'], r['meta']
+            assert r['meta']['job_nodes'] == ['mdxnode1', 'mdxnode3'], r['meta']
             assert sorted(r['nodelist']) == ['mdxnode1', 'mdxnode3'], r
             assert r['meta']['hosts'] == ['ns-host-1', 'ns-host-2'], r['meta']
             assert r['meta']['placement'] == 'different-hosts', r['meta']

@@ -86,6 +86,82 @@ def test_elasticsearch_that_never_answers_times_out(es, tmp_path):
     assert elapsed < 30
 
 
+class _SlowFirstBulk:
+    '''A TCP relay to the real Elasticsearch that holds back the answer to the first
+    ``_bulk`` request for ``hold`` seconds: Elasticsearch has stored the documents, the
+    client has timed out and sends the request again (a busy Elasticsearch in CI).'''
+
+    def __init__(self, url, hold):
+        host, port = url.split('//')[1].rstrip('/').split(':')
+        self.target, self.hold = (host, int(port)), hold
+        self.held = threading.Event()
+        self.srv = socket.create_server(('127.0.0.1', 0))
+        self.url = f'http://127.0.0.1:{self.srv.getsockname()[1]}'
+        self.stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        self.srv.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                client = self.srv.accept()[0]
+            except OSError:
+                continue
+            upstream = socket.create_connection(self.target)
+            state = {'hold': False}
+            threading.Thread(target=self._pump, args=(client, upstream, state, True),
+                             daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, state, False),
+                             daemon=True).start()
+
+    def _pump(self, src, dst, state, request):
+        try:
+            while data := src.recv(65536):
+                if request and b'/_bulk' in data and not self.held.is_set():
+                    self.held.set()
+                    state['hold'] = True
+                if not request and state['hold']:
+                    state['hold'] = False
+                    time.sleep(self.hold)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.stop.set()
+        self.srv.close()
+
+
+def test_a_request_answered_too_late_stores_once_and_counts_as_created(es, tmp_path):
+    '''The first bulk request times out after Elasticsearch stored it; the retry meets
+    the documents it stored itself (409). They count as created, not as already present:
+    only documents stored before this ingest are "present".'''
+    plogs = _perflog(tmp_path, 20)
+    relay = _SlowFirstBulk(es['url'], hold=4)
+    try:
+        env = dict(es['env'], MDXBENCH_ES_URL=relay.url, MDXBENCH_ES_TIMEOUT='2')
+        res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's.json'),
+                       '--retry-seconds', '30', env=env, timeout=120)
+    finally:
+        relay.close()
+    assert relay.held.is_set(), 'the relay never saw a bulk request'
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'records 120, sent 120, created 120, present 0' in res.stdout, res.stdout
+    assert count(es) == 120
+
+    # the same perflogs again with a new state file: now every record was there before
+    res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's2.json'), env=es['env'])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'records 120, sent 120, created 0, present 120' in res.stdout, res.stdout
+    assert count(es) == 120
+
+
 def test_malformed_line_is_reported_and_the_rest_ingested(es, tmp_path):
     header, line = FIXTURES_PERFLOG.read_text().splitlines()[:2]
     plogs = _perflog(tmp_path, 2, extra_lines=[line[:-7], line.replace('|debug|', '|deb|ug|')])

@@ -110,3 +110,25 @@ def test_dry_run_lines_are_no_records_and_not_malformed(fixture_text, tmp_path):
     # the same line with a job id is a run that passed without values: malformed
     with pytest.raises(perflog.PerflogError, match='has no value'):
         perflog.parse_line(lines[0].replace('|null||pass|', '|123|n1|pass|'))
+
+
+def test_the_jobs_own_node_list_wins_over_accountings(fixture_text):
+    '''A two-node IOR line of the namespace cluster carries the nodes the job itself saw
+    (meta.job_nodes, from SLURM_JOB_NODELIST). CI once got a nodelist of one node from
+    Slurm's accounting for such a job: the record names the nodes the job ran on.'''
+    header, line = fixture_text('perflogs/nscluster-nodes-Ior-2nodes.log').splitlines()
+    assert perflog.is_header(header)
+    recs = perflog.parse_line(line)
+    assert {r['perf_var'] for r in recs} == {'write_bw', 'read_bw'}
+    assert all(r['nodelist'] == ['mdxnode1', 'mdxnode3'] for r in recs)
+    assert recs[0]['meta']['job_nodes'] == recs[0]['meta']['nodes_chosen']
+
+    cols = line.split('|')
+    assert cols[9] == 'mdxnode1,mdxnode3'
+    cols[9] = 'mdxnode1'                 # what the accounting said in CI
+    assert perflog.parse_line('|'.join(cols))[0]['nodelist'] == ['mdxnode1', 'mdxnode3']
+
+    bad = line.replace('"job_nodes":["mdxnode1","mdxnode3"]', '"job_nodes":"mdxnode1"')
+    assert bad != line
+    with pytest.raises(perflog.PerflogError, match='job_nodes'):
+        perflog.parse_line(bad)
