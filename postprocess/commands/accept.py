@@ -26,6 +26,19 @@ def add_arguments(p):
     options.outliers(p)
     p.add_argument('--retests', type=int, default=1, help='measure a failed node again this '
                    'many times; it fails only on what failed the time before too (default 1)')
+    p.add_argument('--alpha', type=float, default=0.01, help='suspects: the chance of '
+                   'failing a healthy node that the sequential test accepts (default 0.01)')
+    p.add_argument('--beta', type=float, default=0.05, help='suspects: the chance of passing '
+                   'a node short by --min-effect (default 0.05)')
+    p.add_argument('--max-extra-jobs', type=int, help='suspects: at most this many jobs to '
+                   'measure them again (default: half the nodes to test)')
+    p.add_argument('--no-suspects', action='store_true', help='pass nodes that are worse '
+                   'than the median by --min-effect but no outliers, without measuring again')
+    p.add_argument('--history', nargs='+', metavar='PATH', default=[],
+                   help="earlier records of these nodes (perflog files or directories, or a "
+                   ".parquet): each node's own earlier level, and the noise from its repeated runs")
+    p.add_argument('--history-es', action='store_true', help='earlier records from '
+                   'Elasticsearch (MDXBENCH_ES_URL), as --history')
     p.add_argument('--json', help='write the verdicts (and job figures) here')
     p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
     p.add_argument('--dry-run', action='store_true',
@@ -47,17 +60,21 @@ def run(args):
         print(accept.dry_run(plan, cases))
         return 0
     out = accept.new_out_dir(args.out)
+    seq = None if args.no_suspects else accept.sequential(
+        args.alpha, args.beta, args.max_extra_jobs, args.history, args.history_es)
     res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
-                     args.retests)
+                     args.retests, sequential=seq)
     print(f'mdxbench accept: {res.jobs} jobs for {len(plan.testable)} nodes, at most '
           f'{res.max_in_queue} in the queue, {res.seconds:.1f} s wall')
     print(text.node_verdicts(res.verdicts))
+    if res.noise:
+        print(text.noise_table(res.noise))
     drain = jobs.drain_lines(res.verdicts)
     if drain:
         print(text.lines(drain))
     if args.drain:
         jobs.drain(res.verdicts)
     if args.json:
-        pathlib.Path(args.json).write_text(verdicts.to_json(res.verdicts,
-                                                            extra=dict(res.figures(), drain=drain)))
+        pathlib.Path(args.json).write_text(verdicts.to_json(
+            res.verdicts, extra=dict(res.figures(), drain=drain, noise=res.noise_json())))
     return 0 if res.passed else 1

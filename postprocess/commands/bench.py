@@ -1,4 +1,4 @@
-'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|store``: speed and memory of mdxbench itself
+'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|store``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
 import argparse
 import os
@@ -6,12 +6,13 @@ import os
 from mdxbench.post.commands import options
 
 NAME = 'bench'
-HELP = 'benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept, store)'
+HELP = ('benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept, '
+        'suspects, store)')
 
 
 def add_arguments(p):
     p.add_argument('what', choices=['ingest', 'regress', 'changes', 'mde', 'cycle',
-                                           'accept', 'store'],
+                                           'accept', 'suspects', 'store'],
                    help='what to measure')
     p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
     p.add_argument('--partition', help='accept: its partition (default nodes)')
@@ -41,6 +42,10 @@ def run(args):
 
         return accept.main(args.system or 'nscluster', args.partition or 'nodes',
                            options.reframe_args(args.reframe_args) or None, args.max_jobs)
+    if args.what == 'suspects':
+        from mdxbench.post.bench import suspects
+
+        return suspects.main(reframe_args=options.reframe_args(args.reframe_args) or None)
     if args.what == 'changes':
         from mdxbench.post.bench import changes
 

@@ -7,6 +7,13 @@ from :func:`~mdxbench.post.fleet.jobs.outcomes`), then a failed node is measured
 (:func:`~mdxbench.post.fleet.verdicts.confirm`): one disturbed run on a busy machine
 drains no node. A node measured again moves the nodes' medians, so a node that fails only
 then is measured again too.
+
+Then the *suspects* (:mod:`mdxbench.post.fleet.suspects`): nodes at least the minimum
+effect worse than the nodes' median, or than their own earlier level relative to the fleet
+(``history``: the store's earlier records), that are no outliers. Each round measures them
+again with one healthy node near the median, and a sequential test on the paired ratios
+confirms the deficit (fail), excludes it (pass) or, when the bound on extra jobs is spent,
+leaves the node a *suspect* (neither drained nor passed).
 '''
 import dataclasses
 import datetime as dt
@@ -14,7 +21,7 @@ import pathlib
 import sys
 
 from mdxbench.sitecfg import state_dir
-from mdxbench.post.fleet import jobs, verdicts as _verdicts
+from mdxbench.post.fleet import jobs, suspects as _suspects, verdicts as _verdicts
 from mdxbench.post.store import records
 
 
@@ -26,10 +33,14 @@ class Outcome:
     max_in_queue: int
     seconds: float
     job_ids: dict
+    noise: dict = dataclasses.field(default_factory=dict)   # {figure: suspects.Noise}
 
     @property
     def passed(self):
         return _verdicts.all_pass(self.verdicts)
+
+    def noise_json(self):
+        return {k: dataclasses.asdict(v) for k, v in self.noise.items()}
 
     def figures(self):
         return {'jobs': self.jobs, 'max_in_queue': self.max_in_queue, 'seconds': self.seconds}
@@ -58,9 +69,35 @@ def judge(plan, out, job_ids, outliers):
                            same_checks=True, **outliers)
 
 
-def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print):
+@dataclasses.dataclass
+class Sequential:
+    '''How suspects are decided: error rates (``alpha``: a healthy node failed; ``beta``: a
+    node short by the minimum effect passed), at most ``max_extra_jobs`` jobs for them
+    (None: half the testable nodes), and the store's earlier records (``history``).'''
+    alpha: float = 0.01
+    beta: float = 0.05
+    max_extra_jobs: int = None
+    history: object = None
+
+
+def sequential(alpha, beta, max_extra_jobs, history_paths=(), history_es=False):
+    '''The :class:`Sequential` of ``accept``'s options, with the earlier records read from
+    perflog paths or a Parquet export (``history_paths``) or Elasticsearch; unreadable
+    lines are reported on standard error.'''
+    history = None
+    if history_paths or history_es:
+        parquet = next((h for h in history_paths if str(h).endswith('.parquet')), None)
+        history, errors = records.read(list(history_paths), history_es, parquet)
+        for e in errors:
+            print(e, file=sys.stderr)
+    return Sequential(alpha, beta, max_extra_jobs, history)
+
+
+def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print,
+        sequential=None):
     '''Jobs, verdicts and re-measurements of one acceptance run; an :class:`Outcome`.
-    ``outliers``: z, min_effect and gross of the verdicts.'''
+    ``outliers``: z, min_effect and gross of the verdicts; ``sequential``: how suspects
+    are decided (:class:`Sequential`; None: suspects are not looked for).'''
     fig = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log)
     ids = dict(fig['job_ids'])
     found = judge(plan, out, ids, outliers)
@@ -86,7 +123,77 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
     for v in found:
         if v['node'] in retested:
             v['earlier'] = retested[v['node']]
-    return Outcome(found, fig['jobs'], fig['max_in_queue'], fig['seconds'], ids)
+    noise = {}
+    if sequential is not None:
+        effect = outliers.get('min_effect') or _verdicts.MIN_EFFECT
+
+        def measure(nodes):
+            more = jobs.run(dataclasses.replace(plan, testable=nodes), out, reframe_args,
+                            time_limit, files=files, log=log)
+            ids.update(more['job_ids'])
+            for k in ('jobs', 'seconds'):
+                fig[k] += more[k]
+            fig['max_in_queue'] = max(fig['max_in_queue'], more['max_in_queue'])
+
+        noise = decide_suspects(plan, out, found, effect, sequential, measure, log)
+    return Outcome(found, fig['jobs'], fig['max_in_queue'], fig['seconds'], ids, noise)
+
+
+def session_records(plan, out):
+    '''This run's acceptance records of the plan's partition, one node each.'''
+    perflogs = out / 'perflogs'
+    df = records.from_perflogs([perflogs]) if perflogs.exists() else records.frame([])
+    df = df.filter((df['system'] == plan.system) & (df['partition'] == plan.partition))
+    return _verdicts.acceptance_records(df)
+
+
+def decide_suspects(plan, out, found, effect, seq, measure, log=print):
+    '''Find the suspects among the passed nodes, measure them again in rounds with a
+    healthy node near the median (``measure(nodes)``), and decide each by the sequential
+    test; updates ``found`` in place. Returns the noise of each figure ({key: Noise}).'''
+    history = _verdicts.acceptance_records(seq.history) if seq.history is not None else None
+    if history is not None:
+        history = history.filter((history['system'] == plan.system)
+                                 & (history['partition'] == plan.partition))
+    by_node = {v['node']: v for v in found}
+    first = _suspects.first_run(found)
+    cases = _suspects.find(found, effect, history, plan.testable)
+    noise = _suspects.noises(session_records(plan, out), history, first)
+    if not cases:
+        _suspects.explain(found, noise, effect)
+        return noise
+    keys = sorted({c['key'] for cs in cases.values() for c in cs})
+    healthy = [n for n, v in by_node.items() if v['verdict'] == 'pass' and n not in cases
+               and n in plan.testable]
+    buddy = _suspects.pick_buddy(healthy, keys, first)
+    if buddy is None:
+        for node, cs in cases.items():
+            _suspects.settle(by_node[node], cs, None, effect, seq, 'no healthy node to pair with')
+        _suspects.explain(found, noise, effect)
+        return noise
+    budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
+        else max(2, (len(plan.testable) + 1) // 2)
+    spent, rounds = 0, []
+    # the worst first, where the bound does not let every suspect in a round
+    worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}
+    undecided = sorted(cases, key=lambda n: (-worst[n], n))
+    while undecided and spent + 2 <= budget:
+        now_ = undecided[:budget - spent - 1]
+        log(f"mdxbench accept: suspects measured again with {buddy}: {', '.join(now_)}")
+        start = _suspects.now()
+        measure(now_ + [buddy])
+        spent += len(now_) + 1
+        rounds.append(start)
+        df = session_records(plan, out)
+        noise = _suspects.noises(df, history, first)
+        for node in now_:
+            _suspects.update(cases[node], df, rounds, node, buddy, noise, effect, seq)
+        undecided = [n for n in undecided if _suspects.state(cases[n]) == 'undecided']
+    for node, cs in cases.items():
+        _suspects.settle(by_node[node], cs, buddy, effect, seq,
+                         f'the bound of {budget} extra jobs was reached')
+    _suspects.explain(found, noise, effect)
+    return noise
 
 
 def dry_run(plan, cases):

@@ -40,6 +40,14 @@ def slurm_nodes(partition=None):
     return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
 
 
+def acceptance_records(df):
+    '''The acceptance records of one node each, the check named without the per-node
+    parameter ReFrame's --distribute adds (the same case on every node).'''
+    return df.filter(has_tag('acceptance') & (pl.col('nodes').fill_null('') != '')) \
+             .filter(~pl.col('nodes').str.contains(',')) \
+             .with_columns(pl.col('check').str.replace_all(NID_PARAM, ''))
+
+
 def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=False,
           min_effect=MIN_EFFECT, gross=GROSS):
     '''Per-node verdicts from acceptance records (one node per record's nodelist).
@@ -57,9 +65,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
     failures = failures or {}
     min_effect = MIN_EFFECT if min_effect is None else min_effect
     gross = GROSS if gross is None else gross
-    acc = df.filter(has_tag('acceptance') & (pl.col('nodes').fill_null('') != '')) \
-            .filter(~pl.col('nodes').str.contains(',')) \
-            .with_columns(pl.col('check').str.replace_all(NID_PARAM, ''))
+    acc = acceptance_records(df)
     # the latest run of each (node, check, perf var); a run that failed before it measured
     # (no value: sanity, e.g. a conformance mismatch, or the job) fails the node with the
     # reason the check gave (meta.failure)
@@ -105,7 +111,9 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
         v = verdict(r['nodes'])
         v['measurements'].append({'check': r['check'], 'perf_var': r['perf_var'],
                                   'value': r['value'], 'unit': r['unit'], 'result': r['result'],
-                                  'nodes_median': r['median'], 'outlier': r['outlier']})
+                                  'better': r['better'],
+                                  'nodes_median': r['median'], 'outlier': r['outlier'],
+                                  'deficit': r['severity']})
         key = f"{r['check']} {r['perf_var']}"
         if r['result'] not in ('pass', 'xfail'):
             fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
@@ -170,7 +178,7 @@ def confirm(verdicts, previous):
 def to_json(verdicts, extra=None):
     return json.dumps(dict({'nodes': verdicts,
                             'summary': {k: sum(v['verdict'] == k for v in verdicts)
-                                        for k in ('pass', 'fail', 'not tested')}},
+                                        for k in ('pass', 'fail', 'suspect', 'not tested')}},
                            **(extra or {})), indent=1)
 
 

@@ -90,9 +90,18 @@ def node_verdicts(verdicts):
                   [(v['node'], v['verdict'], len(v['measurements']),
                     '; '.join(v['reasons'] + [f'(measured again; before: {e})'
                                               for e in v.get('earlier', [])]
-                              + [f'(not repeated: {u})' for u in v.get('unconfirmed', [])])
+                              + [f'(not repeated: {u})' for u in v.get('unconfirmed', [])]
+                              + v.get('notes', []))
                     or '-')
                    for v in verdicts])
+
+
+def noise_table(noise):
+    '''``mdxbench accept``: the noise of each figure as the tool estimated it, and from what.'''
+    return render(('figure', 'noise (sd of one run)', 'estimated from'),
+                  [(k, f'{n.sigma:.1%}', f'{n.n} repeated-run differences'
+                    if n.source == 'repeated runs' else f'spread of {n.n} nodes in one run')
+                   for k, n in sorted(noise.items())])
 
 
 def event_list(events):

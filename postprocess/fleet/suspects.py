@@ -1,0 +1,328 @@
+'''Suspects: nodes worse than the fleet (or than their own history) by at least the minimum
+effect, but not outliers. They are measured again, interleaved with a healthy node near the
+median, and judged on all their runs by a sequential probability ratio test (Wald's SPRT),
+which stops as soon as the deficit is confirmed or excluded at the error rates the
+operator sets (``alpha``: a healthy node drained; ``beta``: a node short by the minimum
+effect passed), within a bound on extra jobs.
+
+The measurements are compared as logarithms (a ratio is a difference), oriented so that a
+negative value is worse: ``ln(suspect / healthy)`` for higher-is-better figures.
+
+Noise: the standard deviation of one measurement of one node, estimated from *repeated runs
+of the same nodes* (successive differences of each node's own series: the store's history
+and this session's repeated jobs), robustly (1.4826 x MAD, so a node that changed once does
+not inflate it). Where too few repeated runs exist yet, the spread of this run across nodes
+stands in (it holds the nodes' real differences as well: larger, so slower to decide, never
+quicker), and the verdict says which was used.
+'''
+import dataclasses
+import math
+
+import numpy as np
+from scipy import stats
+
+from mdxbench.post.analysis.stats import SIGMA_PER_MAD
+
+#: successive differences needed before repeated runs, not the fleet's spread, give the noise
+MIN_DIFFS = 4
+
+#: the interval given with each estimated deficit
+CONFIDENCE = 0.95
+
+
+@dataclasses.dataclass
+class Noise:
+    '''Standard deviation of ln(value) of one measurement of one node, and where from.'''
+    sigma: float
+    source: str         # 'repeated runs' or 'fleet spread'
+    n: int              # successive differences, or nodes
+
+    def describe(self):
+        if self.source == 'repeated runs':
+            return f'noise {self.sigma:.1%} from {self.n} repeated-run differences'
+        return (f'noise {self.sigma:.1%} from the spread of {self.n} nodes in one run '
+                f'(too few repeated runs yet)')
+
+
+def noise(series, fleet_logs):
+    '''The noise of one check's figure. ``series``: {node: [ln value, ...] in time order}
+    (history and this session); ``fleet_logs``: ln value of each node in one run, the
+    stand-in. None when neither gives a spread.'''
+    diffs = np.array([b - a for vals in series.values() for a, b in zip(vals, vals[1:])])
+    if len(diffs) >= MIN_DIFFS:
+        sigma = SIGMA_PER_MAD * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2)
+        if sigma > 0:
+            return Noise(sigma, 'repeated runs', len(diffs))
+    logs = np.asarray(fleet_logs, dtype=float)
+    if len(logs) >= 3:
+        sigma = SIGMA_PER_MAD * float(np.median(np.abs(logs - np.median(logs))))
+        if sigma > 0:
+            return Noise(sigma, 'fleet spread', len(logs))
+    return None
+
+
+@dataclasses.dataclass
+class Decision:
+    '''The sequential test on paired observations (oriented log ratios, baseline removed).'''
+    state: str              # 'confirmed', 'excluded' or 'undecided'
+    n: int                  # paired observations used
+    deficit: float          # estimated fraction worse (0.25: a quarter worse)
+    interval: tuple         # (low, high) of the deficit at CONFIDENCE
+    llr: float
+    bounds: tuple           # (lower, upper) log likelihood ratio bounds
+
+    def describe(self, effect, alpha, beta):
+        what = {'confirmed': f'deficit of {effect:.0%} or more confirmed',
+                'excluded': f'deficit of {effect:.0%} excluded',
+                'undecided': 'undecided'}[self.state]
+        return (f'{self.deficit:+.1%} worse over {self.n} paired run(s) '
+                f'({CONFIDENCE:.0%} interval {self.interval[0]:+.1%} to '
+                f'{self.interval[1]:+.1%}): {what} (alpha {alpha:g}, beta {beta:g})')
+
+
+def decide(x, sigma, effect, alpha, beta):
+    '''Wald's SPRT of H0 "no deficit" (mean 0) against H1 "short by ``effect``" (mean
+    ln(1 - effect)) for normal observations ``x`` of known ``sigma``.'''
+    x = np.asarray(x, dtype=float)
+    mu1 = math.log(1.0 - effect)
+    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+    llr = float(np.sum(stats.norm.logpdf(x, mu1, sigma) - stats.norm.logpdf(x, 0.0, sigma)))
+    state = 'confirmed' if llr >= upper else 'excluded' if llr <= lower else 'undecided'
+    n = len(x)
+    mean = float(np.mean(x)) if n else 0.0
+    half = stats.norm.ppf(0.5 + CONFIDENCE / 2) * sigma / math.sqrt(max(n, 1))
+    # deficit = 1 - ratio; a lower mean log ratio is a larger deficit
+    interval = (1 - math.exp(mean + half), 1 - math.exp(mean - half))
+    return Decision(state, n, 1 - math.exp(mean), interval, llr, (lower, upper))
+
+
+def oriented_log(value, better):
+    '''ln(value), negated where lower is better: larger is always better.'''
+    if value is None or value <= 0 or better not in ('higher', 'lower'):
+        return None
+    return math.log(value) if better == 'higher' else -math.log(value)
+
+
+def pick_buddy(candidates, keys, first):
+    '''The healthy node nearest the nodes' median on the suspects' figures: the one whose
+    oriented logs of ``keys`` are closest to the medians in ``first`` ({key: {node:
+    oriented log}}). ``candidates``: nodes that may serve (passed, not suspect).'''
+    best, best_d = None, math.inf
+    for node in sorted(candidates):
+        d = 0.0
+        for key in keys:
+            vals = first.get(key, {})
+            if node not in vals:
+                d = math.inf
+                break
+            d += abs(vals[node] - float(np.median(list(vals.values()))))
+        if d < best_d:
+            best, best_d = node, d
+    return best
+
+
+# --- the suspects of one acceptance run ----------------------------------------------
+def now():
+    '''The start of a round (records completed after it belong to it).'''
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def _key(check, perf_var):
+    return f'{check} {perf_var}'
+
+
+def first_run(found):
+    '''{key: {node: oriented log}} of the figures the verdicts judged, and their direction
+    (``{key: better}`` under the key ``None``).'''
+    first, better = {}, {}
+    for v in found:
+        for m in v['measurements']:
+            o = oriented_log(m['value'], m.get('better'))
+            if o is not None:
+                key = _key(m['check'], m['perf_var'])
+                first.setdefault(key, {})[v['node']] = o
+                better[key] = m['better']
+    first[None] = better
+    return first
+
+
+def _series(df, key_better):
+    '''{key: {node: [(time, oriented log), ...]}} of a records table.'''
+    out = {}
+    if df is None or df.is_empty():
+        return out
+    for r in df.sort('time').iter_rows(named=True):
+        key = _key(r['check'], r['perf_var'])
+        o = oriented_log(r['value'], key_better.get(key))
+        if o is not None:
+            out.setdefault(key, {}).setdefault(r['nodes'], []).append((r['time'], o))
+    return out
+
+
+def history_levels(history, key_better):
+    '''{key: {node: the node's earlier level relative to the fleet}}: the median of its
+    earlier oriented logs minus the median of all nodes' medians (a shift of the whole
+    fleet -- a loaded filesystem, a slower day -- moves no node against its own level).'''
+    levels = {}
+    for key, nodes in _series(history, key_better).items():
+        med = {n: float(np.median([o for _, o in s])) for n, s in nodes.items()}
+        if len(med) >= 2:
+            fleet = float(np.median(list(med.values())))
+            levels[key] = {n: m - fleet for n, m in med.items()}
+    return levels
+
+
+def find(found, effect, history, testable):
+    '''{node: [case, ...]}: passed nodes worse than the nodes' median by at least
+    ``effect`` on a figure (``why`` 'fleet'), or than their own earlier level relative to
+    the fleet (``why`` 'history').'''
+    first = first_run(found)
+    better = first[None]
+    levels = history_levels(history, better) if history is not None else {}
+    cases = {}
+    for v in found:
+        if v['verdict'] != 'pass' or v['node'] not in testable:
+            continue
+        for m in v['measurements']:
+            key = _key(m['check'], m['perf_var'])
+            o = first.get(key, {}).get(v['node'])
+            if o is None:
+                continue
+            case = {'key': key, 'check': m['check'], 'perf_var': m['perf_var'],
+                    'better': m['better'], 'unit': m['unit'], 'first': m['value'],
+                    'nodes_median': m['nodes_median'], 'runs': [], 'buddy_runs': [], 'x': [],
+                    'decision': None, 'baseline': 0.0}
+            fleet_now = o - float(np.median(list(first[key].values())))
+            own = levels.get(key, {}).get(v['node'])
+            if (m.get('deficit') or 0) >= effect:
+                case.update(why='fleet', deficit_first=m['deficit'])
+            elif own is not None and 1 - math.exp(fleet_now - own) >= effect:
+                case.update(why='history', deficit_first=1 - math.exp(fleet_now - own),
+                            level=own, levels=levels[key])
+            else:
+                continue
+            cases.setdefault(v['node'], []).append(case)
+    return cases
+
+
+def noises(session, history, first):
+    '''{key: Noise} of every figure of the run: repeated runs of the same nodes (the
+    history's and this session's), else this run's spread across nodes.'''
+    better = first[None]
+    series = _series(history, better) if history is not None else {}
+    for key, nodes in _series(session, better).items():
+        for node, s in nodes.items():
+            series.setdefault(key, {}).setdefault(node, []).extend(s)
+    out = {}
+    for key, fleet in first.items():
+        if key is None:
+            continue
+        runs = {n: [o for _, o in sorted(s, key=lambda t: t[0])]
+                for n, s in series.get(key, {}).items()}
+        nz = noise(runs, list(fleet.values()))
+        if nz is not None:
+            out[key] = nz
+    return out
+
+
+def update(cases, session, rounds, node, buddy, noise_of, effect, seq):
+    '''Add the last round's paired observation to each undecided case of ``node`` and
+    decide it again.'''
+    better = {c['key']: c['better'] for c in cases}
+    series = _series(session, better)
+    for c in cases:
+        if c['decision'] is not None and c['decision'].state != 'undecided':
+            continue
+        s = series.get(c['key'], {})
+        mine = [o for t, o in s.get(node, []) if t >= rounds[-1]]
+        theirs = [o for t, o in s.get(buddy, []) if t >= rounds[-1]]
+        if not mine or not theirs or c['key'] not in noise_of:
+            continue            # a job that measured nothing: its failure says why
+        baseline = 0.0
+        if c['why'] == 'history':
+            # against the pair's earlier ratio: the buddy's own level too, where known
+            baseline = c['level'] - c['levels'].get(buddy, 0.0)
+        c['baseline'] = baseline
+        c['runs'].append(_value(mine[-1], c['better']))
+        c['buddy_runs'].append(_value(theirs[-1], c['better']))
+        c['x'].append(mine[-1] - theirs[-1] - baseline)
+        c['noise'] = noise_of[c['key']]
+        # a paired ratio holds the noise of two measurements
+        c['decision'] = decide(c['x'], c['noise'].sigma * math.sqrt(2), effect,
+                               seq.alpha, seq.beta)
+
+
+def _value(o, better):
+    return math.exp(o) if better == 'higher' else math.exp(-o)
+
+
+def state(cases):
+    '''A node's state from its cases: confirmed on any figure, excluded on all, else
+    undecided.'''
+    states = [c['decision'].state if c['decision'] else 'undecided' for c in cases]
+    if 'confirmed' in states:
+        return 'confirmed'
+    return 'excluded' if all(s == 'excluded' for s in states) else 'undecided'
+
+
+def settle(v, cases, buddy, effect, seq, why_undecided):
+    '''The node's verdict from its cases, each explained: fail on a confirmed deficit,
+    pass where every deficit is excluded, else suspect (neither passed nor drained).'''
+    v['suspect'] = []
+    for c in cases:
+        d = c['decision']
+        origin = (f"{c['deficit_first']:.0%} below the nodes' median" if c['why'] == 'fleet'
+                  else f"{c['deficit_first']:.0%} below its own earlier level")
+        text = (f"{c['key']}={c['first']:.4g} {c['unit']}: suspect ({origin}); "
+                + (f'paired with {buddy}: ' + d.describe(effect, seq.alpha, seq.beta)
+                   + f"; {c['noise'].describe()}" if d else
+                   f"not measured again: {why_undecided or 'no paired run'}"))
+        if d and d.state == 'undecided' and why_undecided:
+            text += f'; {why_undecided}'
+        v['suspect'].append({
+            'key': c['key'], 'why': c['why'], 'first': c['first'],
+            'deficit_first': c['deficit_first'], 'buddy': buddy, 'runs': c['runs'],
+            'buddy_runs': c['buddy_runs'], 'baseline': c['baseline'],
+            'state': d.state if d else 'undecided',
+            'deficit': d.deficit if d else None,
+            'interval': list(d.interval) if d else None,
+            'llr': d.llr if d else None, 'bounds': list(d.bounds) if d else None,
+            'noise': dataclasses.asdict(c['noise']) if d else None, 'explain': text})
+        if d and d.state == 'confirmed':
+            v['reasons'].append(text)
+            v['keys'].append(c['key'])
+        else:
+            v.setdefault('notes', []).append(text)
+    st = state(cases)
+    v['before_suspects'] = v['verdict']
+    v['verdict'] = 'fail' if st == 'confirmed' else 'pass' if st == 'excluded' else 'suspect'
+
+
+def explain(found, noise_of, effect):
+    '''Every verdict explains itself: each figure's deficit against the nodes' median with
+    an interval from the figure's noise, and the node's ``why``.'''
+    half = stats.norm.ppf(0.5 + CONFIDENCE / 2)
+    for v in found:
+        for m in v['measurements']:
+            nz = noise_of.get(_key(m['check'], m['perf_var']))
+            o, med = oriented_log(m['value'], m.get('better')), \
+                oriented_log(m['nodes_median'], m.get('better'))
+            if nz is None or o is None or med is None:
+                continue
+            delta = o - med
+            m['interval'] = [1 - math.exp(delta + half * nz.sigma),
+                             1 - math.exp(delta - half * nz.sigma)]
+            m['noise'] = dataclasses.asdict(nz)
+        if v['verdict'] == 'not tested':
+            v['why'] = 'not tested: ' + '; '.join(v['reasons'])
+        elif v['verdict'] == 'fail':
+            v['why'] = 'fail: ' + '; '.join(v['reasons'])
+        elif v['verdict'] == 'suspect':
+            v['why'] = 'suspect: ' + '; '.join(s['explain'] for s in v['suspect'])
+        elif v.get('suspect'):
+            v['why'] = 'pass: ' + '; '.join(s['explain'] for s in v['suspect'])
+        else:
+            v['why'] = (f"pass: every figure within {effect:.0%} of the nodes' median and "
+                        f"its reference")

@@ -1,0 +1,93 @@
+'''Suspects of node acceptance: the noise from repeated runs, the sequential test, and who
+is a suspect (series generated with known noise; the integration test runs real nodes).'''
+import math
+
+import numpy as np
+import pytest
+
+from mdxbench.post.fleet import suspects
+
+
+def test_noise_comes_from_repeated_runs_and_ignores_a_node_that_changed_once():
+    rng = np.random.default_rng(1)
+    sigma = 0.05
+    series = {f'n{i}': list(rng.normal(math.log(40 + i), sigma, 4)) for i in range(8)}
+    # a node that became a third slower after its second run: one large difference
+    series['n0'][2:] = [v + math.log(2 / 3) for v in series['n0'][2:]]
+    nz = suspects.noise(series, fleet_logs=[math.log(40 + i) for i in range(8)])
+    assert nz.source == 'repeated runs' and nz.n == 8 * 3
+    assert nz.sigma == pytest.approx(sigma, rel=0.35)
+    # one run only: the spread across nodes stands in, and says so
+    nz = suspects.noise({n: s[:1] for n, s in series.items()}, [math.log(v) for v in
+                                                                (38, 40, 42, 45, 51, 57)])
+    assert nz.source == 'fleet spread' and nz.n == 6
+    assert 'too few repeated runs' in nz.describe()
+
+
+@pytest.mark.parametrize('deficit, expect', [(0.30, 'confirmed'), (0.0, 'excluded')])
+def test_the_sequential_test_stops_on_the_right_side(deficit, expect):
+    '''Paired log ratios with a noise of 10%: a node a third slower is confirmed, a
+    healthy one excluded, each within a few rounds, over many generated sequences.'''
+    rng = np.random.default_rng(7)
+    sigma, effect, rounds, right = 0.10, 0.2, [], 0
+    for _ in range(200):
+        x = []
+        while True:
+            x.append(rng.normal(math.log(1 - deficit), sigma))
+            d = suspects.decide(x, sigma, effect, alpha=0.01, beta=0.05)
+            if d.state != 'undecided' or len(x) == 20:
+                break
+        rounds.append(len(x))
+        right += d.state == expect
+    assert right >= 195, right
+    assert np.mean(rounds) < 5, np.mean(rounds)
+
+
+def test_a_decision_gives_the_deficit_with_its_interval():
+    x = [math.log(0.7), math.log(0.68), math.log(0.72)]
+    d = suspects.decide(x, 0.05, 0.2, alpha=0.01, beta=0.05)
+    assert d.state == 'confirmed' and d.n == 3
+    assert d.deficit == pytest.approx(0.30, abs=0.01)
+    low, high = d.interval
+    assert low < d.deficit < high and high - low < 0.15
+    assert d.llr >= d.bounds[1]
+    assert '30.0% worse over 3 paired run(s)' in d.describe(0.2, 0.01, 0.05)
+
+
+def _verdict(node, value, median, better='higher', check='HpccHpl', perf_var='gflops'):
+    worse = (median - value) if better == 'higher' else (value - median)
+    return {'node': node, 'verdict': 'pass', 'reasons': [], 'keys': [],
+            'measurements': [{'check': check, 'perf_var': perf_var, 'value': value,
+                              'unit': 'GFLOPS', 'result': 'pass', 'better': better,
+                              'nodes_median': median, 'outlier': False,
+                              'deficit': worse / median}]}
+
+
+def test_suspects_are_nodes_worse_by_the_minimum_effect_and_nodes_below_their_own_level():
+    from mdxbench.post.store import records
+
+    values = {'a': 42, 'b': 44, 'c': 30, 'd': 41, 'e': 40}
+    found = [_verdict(n, v, 41) for n, v in values.items()]
+    # no history: only c, 27% below the median, is a suspect (of the fleet)
+    cases = suspects.find(found, 0.2, None, list(values))
+    assert list(cases) == ['c'] and cases['c'][0]['why'] == 'fleet'
+    # b was always the fastest by far (60 against 40): at 44 it is below its own level
+    rows = []
+    for day in range(3):
+        for n, v in {'a': 42, 'b': 60, 'c': 41, 'd': 41, 'e': 40}.items():
+            rows.append({'time': f'2026-11-{20 + day}T00:00:00+00:00', 'system': 's',
+                         'partition': 'p', 'check': 'HpccHpl', 'perf_var': 'gflops',
+                         'value': float(v), 'unit': 'GFLOPS', 'better': 'higher',
+                         'nodes': n, 'tags': 'acceptance', 'result': 'pass'})
+    history = records.frame(rows)
+    cases = suspects.find(found, 0.2, history, list(values))
+    assert set(cases) == {'b', 'c'}
+    assert cases['b'][0]['why'] == 'history'
+    assert cases['b'][0]['deficit_first'] == pytest.approx(1 - (44 / 41) / (60 / 41), abs=0.01)
+
+
+def test_the_buddy_is_the_healthy_node_nearest_the_median():
+    first = {'HpccHpl gflops': {n: math.log(v) for n, v in
+                                {'a': 42, 'b': 44, 'c': 30, 'd': 41, 'e': 40}.items()}}
+    assert suspects.pick_buddy(['a', 'b', 'd', 'e'], ['HpccHpl gflops'], first) == 'd'
+    assert suspects.pick_buddy([], ['HpccHpl gflops'], first) is None
