@@ -73,7 +73,7 @@ def judge(plan, out, job_ids, outliers):
 class Sequential:
     '''How suspects are decided: error rates (``alpha``: a healthy node failed; ``beta``: a
     node short by the minimum effect passed), at most ``max_extra_jobs`` jobs for them
-    (None: half the testable nodes), and the store's earlier records (``history``).'''
+    (None: as many as the nodes to test), and the store's earlier records (``history``).'''
     alpha: float = 0.01
     beta: float = 0.05
     max_extra_jobs: int = None
@@ -172,7 +172,7 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         _suspects.explain(found, noise, effect)
         return noise
     budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
-        else max(2, (len(plan.testable) + 1) // 2)
+        else max(2, len(plan.testable))
     spent, rounds = 0, []
     # the worst first, where the bound does not let every suspect in a round
     worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}
