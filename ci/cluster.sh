@@ -8,6 +8,7 @@
 # Usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME
 #        ci/cluster.sh degrade NAME cpu PERCENT | degrade NAME net RATE |
 #                      degrade NAME io BYTES_PER_S | restore NAME
+#        ci/cluster.sh queues N [NAME...]: the NIC queues of the nodes (default all)
 # Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_NODES_PER_HOST (2: how many nodes
 #           each stand-in physical host has, Slurm feature host_ns-host-K),
 #           MDXBENCH_CLUSTER_PARTITION (nodes),
@@ -420,6 +421,24 @@ restore() {
     log "cluster: $name: restored (no CPU quota, no I/O limit, no rate limit)"
 }
 
+# queues N [NODE...]: N queue pairs on both ends of each node's veth (ethtool -L), as a
+# VM flavour with (2) or without (1: no virtio multiqueue) several; the nodes start with 2.
+queues() {
+    require_root "ci/cluster.sh queues"
+    local n=$1 name i
+    shift
+    [[ $n =~ ^[12]$ ]] || die "queues N [NODE...]: N is 1 or 2 (the veths are made with 2)"
+    (($#)) || set -- $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^mdxnode[0-9]*$' | sort -V)
+    (($#)) || die "queues: no node is up"
+    for name in "$@"; do
+        i=$(node_index "$name")
+        ethtool -L "mdxv$i" rx "$n" tx "$n" || die "queues: ethtool -L mdxv$i rx $n tx $n failed"
+        ip netns exec "$name" ethtool -L eth0 rx "$n" tx "$n" \
+            || die "queues: ethtool -L eth0 rx $n tx $n failed in $name"
+    done
+    log "cluster: $n queue(s) each way on the NICs of $*"
+}
+
 status() {
     local rc=0 f
     for f in mariadbd slurmdbd slurmctld; do
@@ -444,5 +463,6 @@ case ${1:-} in
     restart-node) restart_node "${2:?node name}" ;;
     degrade) degrade "${2:?node name}" "${3:?cpu, net or io}" "${4:-}" ;;
     restore) restore "${2:?node name}" ;;
-    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT|net RATE|io BYTES_PER_S|restore NAME" ;;
+    queues) shift; queues "$@" ;;
+    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT|net RATE|io BYTES_PER_S|restore NAME|queues N [NAME...]" ;;
 esac

@@ -126,7 +126,8 @@ def now():
     '''The start of a round (records completed after it belong to it).'''
     import datetime as dt
 
-    return dt.datetime.now(dt.timezone.utc)
+    # whole seconds, as the perflogs stamp completion times
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
 
 def _key(check, perf_var):
