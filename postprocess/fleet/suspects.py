@@ -75,9 +75,10 @@ class Decision:
         what = {'confirmed': f'deficit of {effect:.0%} or more confirmed',
                 'excluded': f'deficit of {effect:.0%} excluded',
                 'undecided': 'undecided'}[self.state]
-        return (f'{self.deficit:+.1%} worse over {self.n} paired run(s) '
+        return (f'deficit {self.deficit:+.1%} over {self.n} paired run(s) '
                 f'({CONFIDENCE:.0%} interval {self.interval[0]:+.1%} to '
-                f'{self.interval[1]:+.1%}): {what} (alpha {alpha:g}, beta {beta:g})')
+                f'{self.interval[1]:+.1%}; negative: better): {what} '
+                f'(alpha {alpha:g}, beta {beta:g})')
 
 
 def decide(x, sigma, effect, alpha, beta):
@@ -251,8 +252,13 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq):
         c['x'].append(mine[-1] - theirs[-1] - baseline)
         c['noise'] = noise_of[c['key']]
         # a paired ratio holds the noise of two measurements
-        c['decision'] = decide(c['x'], c['noise'].sigma * math.sqrt(2), effect,
-                               seq.alpha, seq.beta)
+        d = decide(c['x'], c['noise'].sigma * math.sqrt(2), effect, seq.alpha, seq.beta)
+        if c['noise'].source != 'repeated runs':
+            # one run's spread across nodes can be far smaller than a node's run-to-run
+            # noise (seen: 3% across 8 nodes, 11% between two runs of one): nothing is
+            # decided on it
+            d = dataclasses.replace(d, state='undecided')
+        c['decision'] = d
 
 
 def _value(o, better):
@@ -280,8 +286,10 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
                 + (f'paired with {buddy}: ' + d.describe(effect, seq.alpha, seq.beta)
                    + f"; {c['noise'].describe()}" if d else
                    f"not measured again: {why_undecided or 'no paired run'}"))
-        if d and d.state == 'undecided' and why_undecided:
-            text += f'; {why_undecided}'
+        if d and d.state == 'undecided':
+            text += ('; nothing decided before the noise came from repeated runs'
+                     if c['noise'].source != 'repeated runs' else '')
+            text += f'; {why_undecided}' if why_undecided else ''
         v['suspect'].append({
             'key': c['key'], 'why': c['why'], 'first': c['first'],
             'deficit_first': c['deficit_first'], 'buddy': buddy, 'runs': c['runs'],

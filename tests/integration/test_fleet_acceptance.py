@@ -149,16 +149,18 @@ def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_pat
     # the slow node: a suspect of the fleet, its deficit confirmed on paired runs
     s = verdicts[slow]
     assert s['verdict'] == 'fail', why
-    [case] = s['suspect']
-    assert case['key'] == 'HpccHpl gflops' and case['why'] == 'fleet', why
+    # (HPL's percentage of the nominal peak is the same run: a suspect on it too)
+    case = next(c for c in s['suspect'] if c['key'] == 'HpccHpl gflops')
+    assert case['why'] == 'fleet', why
     assert case['state'] == 'confirmed' and case['deficit'] >= 0.2, why
     assert case['interval'][0] <= case['deficit'] <= case['interval'][1], why
     assert len(case['runs']) == len(case['buddy_runs']) >= 1, why
-    assert 'deficit of 20% or more confirmed' in s['reasons'][0], why
+    assert any(r.startswith('HpccHpl gflops=') and 'deficit of 20% or more confirmed' in r
+               for r in s['reasons']), why
     # the node slowed only in its first job: a suspect, cleared by its runs after
     b = verdicts[blip]
     assert b['verdict'] == 'pass', why
-    [case] = b['suspect']
+    case = next(c for c in b['suspect'] if c['key'] == 'HpccHpl gflops')
     assert case['state'] == 'excluded' and case['deficit'] < 0.2, why
     assert b['why'].startswith('pass: ') and 'deficit of 20% excluded' in b['why'], why
     # the buddy is a healthy node; nobody else fails; only the slow node is drained

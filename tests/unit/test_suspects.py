@@ -51,7 +51,7 @@ def test_a_decision_gives_the_deficit_with_its_interval():
     low, high = d.interval
     assert low < d.deficit < high and high - low < 0.15
     assert d.llr >= d.bounds[1]
-    assert '30.0% worse over 3 paired run(s)' in d.describe(0.2, 0.01, 0.05)
+    assert 'deficit +30.0% over 3 paired run(s)' in d.describe(0.2, 0.01, 0.05)
 
 
 def _verdict(node, value, median, better='higher', check='HpccHpl', perf_var='gflops'):
@@ -91,3 +91,42 @@ def test_the_buddy_is_the_healthy_node_nearest_the_median():
                                 {'a': 42, 'b': 44, 'c': 30, 'd': 41, 'e': 40}.items()}}
     assert suspects.pick_buddy(['a', 'b', 'd', 'e'], ['HpccHpl gflops'], first) == 'd'
     assert suspects.pick_buddy([], ['HpccHpl gflops'], first) is None
+
+
+def _rows(day, values, hour=0):
+    return [{'time': f'2026-11-{day}T{hour:02d}:00:00+00:00', 'system': 's', 'partition': 'p',
+             'check': 'HpccHpl', 'perf_var': 'gflops', 'value': float(v), 'unit': 'GFLOPS',
+             'better': 'higher', 'nodes': n, 'tags': 'acceptance', 'result': 'pass'}
+            for n, v in values.items()]
+
+
+def test_nothing_is_decided_on_one_runs_spread_only_on_repeated_runs():
+    '''A round beside the buddy gives a paired ratio; while the noise comes only from the
+    spread of one run across nodes, the node stays undecided, however clear the ratio;
+    with earlier runs of the nodes (history), the same round decides.'''
+    import datetime as dt
+
+    from mdxbench.post.store import records
+
+    first = {'a': 42, 'b': 44, 'c': 30, 'd': 41, 'e': 40}
+    found = [_verdict(n, v, 41) for n, v in first.items()]
+    seq = type('Seq', (), {'alpha': 0.01, 'beta': 0.05})
+    start = dt.datetime(2026, 11, 25, 1, tzinfo=dt.timezone.utc)
+    session = records.frame(_rows(25, first) + _rows(25, {'c': 29, 'd': 41}, hour=2))
+    history = records.frame(_rows(20, {'a': 42, 'b': 44, 'c': 41, 'd': 40, 'e': 40})
+                            + _rows(21, {'a': 43, 'b': 43, 'c': 42, 'd': 41, 'e': 41}))
+    for hist, expect in ((None, 'undecided'), (history, 'confirmed')):
+        cases = suspects.find(found, 0.2, None, list(first))
+        noise = suspects.noises(session, hist, suspects.first_run(found))
+        suspects.update(cases['c'], session, [start], 'c', 'd', noise, 0.2, seq)
+        [case] = cases['c']
+        assert case['runs'] == [pytest.approx(29)] and case['buddy_runs'] == [pytest.approx(41)]
+        assert case['decision'].state == expect, (noise, case['decision'])
+        v = dict(found[2], reasons=[], keys=[])
+        suspects.settle(v, cases['c'], 'd', 0.2, seq, 'bound reached')
+        assert v['verdict'] == ('suspect' if expect == 'undecided' else 'fail')
+        if expect == 'undecided':
+            assert 'nothing decided before the noise came from repeated runs' in v['notes'][0]
+        else:
+            assert 'deficit of 20% or more confirmed' in v['reasons'][0]
+            assert 'repeated-run differences' in v['reasons'][0]
