@@ -185,7 +185,7 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         spent += len(now_) + 1
         rounds.append(start)
         df = session_records(plan, out)
-        noise = _suspects.noises(df, history, first)
+        noise = _suspects.noises(df, history, first, chosen=set(cases))
         for node in now_:
             _suspects.update(cases[node], df, rounds, node, buddy, noise, effect, seq)
         undecided = [n for n in undecided if _suspects.state(cases[n]) == 'undecided']

@@ -24,7 +24,11 @@ from scipy import stats
 from mdxbench.post.analysis.stats import SIGMA_PER_MAD
 
 #: successive differences needed before repeated runs, not the fleet's spread, give the noise
-MIN_DIFFS = 4
+MIN_DIFFS = 3
+
+#: paired runs before any decision: one may be disturbed, as the first run was, and two
+#: show how much the pair's own ratio moves
+MIN_PAIRED = 2
 
 #: the interval given with each estimated deficit
 CONFIDENCE = 0.95
@@ -209,14 +213,17 @@ def find(found, effect, history, testable):
     return cases
 
 
-def noises(session, history, first):
+def noises(session, history, first, chosen=()):
     '''{key: Noise} of every figure of the run: repeated runs of the same nodes (the
-    history's and this session's), else this run's spread across nodes.'''
+    history's and this session's), else this run's spread across nodes. The first run of
+    a node in ``chosen`` (a suspect: chosen for coming out low) is left out, as from the
+    test: its difference to the next run is the selection as much as the noise.'''
     better = first[None]
     series = _series(history, better) if history is not None else {}
     for key, nodes in _series(session, better).items():
         for node, s in nodes.items():
-            series.setdefault(key, {}).setdefault(node, []).extend(s)
+            series.setdefault(key, {}).setdefault(node, []).extend(
+                s[1:] if node in chosen else s)
     out = {}
     for key, fleet in first.items():
         if key is None:
@@ -251,8 +258,16 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq):
         c['buddy_runs'].append(_value(theirs[-1], c['better']))
         c['x'].append(mine[-1] - theirs[-1] - baseline)
         c['noise'] = noise_of[c['key']]
-        # a paired ratio holds the noise of two measurements
-        d = decide(c['x'], c['noise'].sigma * math.sqrt(2), effect, seq.alpha, seq.beta)
+        # a paired ratio holds the noise of two measurements; and it is at least as noisy
+        # as this pair's own ratios have been (seen: a node whose paired runs moved 18%
+        # while the fleet's repeated runs said 2%, confirmed at 19% on two runs)
+        sigma = c['noise'].sigma * math.sqrt(2)
+        if len(c['x']) >= 2:
+            sigma = max(sigma, float(np.std(c['x'], ddof=1)))
+        c['sigma_pair'] = sigma
+        d = decide(c['x'], sigma, effect, seq.alpha, seq.beta)
+        if len(c['x']) < MIN_PAIRED:
+            d = dataclasses.replace(d, state='undecided')
         if c['noise'].source != 'repeated runs':
             # one run's spread across nodes can be far smaller than a node's run-to-run
             # noise (seen: 3% across 8 nodes, 11% between two runs of one): nothing is
@@ -284,11 +299,16 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
                   else f"{c['deficit_first']:.0%} below its own earlier level")
         text = (f"{c['key']}={c['first']:.4g} {c['unit']}: suspect ({origin}); "
                 + (f'paired with {buddy}: ' + d.describe(effect, seq.alpha, seq.beta)
-                   + f"; {c['noise'].describe()}" if d else
+                   + f"; {c['noise'].describe()}"
+                   + (f"; its paired runs spread more ({c['sigma_pair']:.1%})"
+                      if c['sigma_pair'] > c['noise'].sigma * math.sqrt(2) * 1.0001 else '')
+                   if d else
                    f"not measured again: {why_undecided or 'no paired run'}"))
         if d and d.state == 'undecided':
             text += ('; nothing decided before the noise came from repeated runs'
-                     if c['noise'].source != 'repeated runs' else '')
+                     if c['noise'].source != 'repeated runs' else
+                     f'; nothing decided on fewer than {MIN_PAIRED} paired runs'
+                     if len(c['x']) < MIN_PAIRED else '')
             text += f'; {why_undecided}' if why_undecided else ''
         v['suspect'].append({
             'key': c['key'], 'why': c['why'], 'first': c['first'],
@@ -298,7 +318,8 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
             'deficit': d.deficit if d else None,
             'interval': list(d.interval) if d else None,
             'llr': d.llr if d else None, 'bounds': list(d.bounds) if d else None,
-            'noise': dataclasses.asdict(c['noise']) if d else None, 'explain': text})
+            'noise': dataclasses.asdict(c['noise']) if d else None,
+            'sigma_pair': c.get('sigma_pair'), 'explain': text})
         if d and d.state == 'confirmed':
             v['reasons'].append(text)
             v['keys'].append(c['key'])
