@@ -390,19 +390,6 @@ def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, w
     assert len(list((work / 'notify').iterdir())) == 1
 
 
-def test_stop_removes_everything_and_twice_is_harmless(cluster):
-    for _ in range(2):
-        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
-        assert res.returncode == 0, res.stderr
-
-    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
-    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
-    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
-    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
-    # the nodes' local disks: no image, no loop device left
-    assert 'mdxnode' not in run(['losetup', '-a']).stdout
-
-
 def test_a_partition_without_multiqueue_runs_the_figure_3_and_6_references(cluster, work):
     """Issue 29, item 3: mdx2's flavour without virtio multiqueue (partition vc16m32g-1q,
     declared with one NIC queue) run on the namespace cluster with its NICs set to one
@@ -463,3 +450,17 @@ def test_a_partition_without_multiqueue_runs_the_figure_3_and_6_references(clust
                          else ('ns-host-1', 'ns-host-2')), m
     print('issue 29 item 3:', {f'{k[0]} {k[1]}': (round(r['perf_value'], 2), r['perf_ref'],
                                                    r['perf_result']) for k, r in got.items()})
+
+
+def test_stop_removes_everything_and_twice_is_harmless(cluster):
+    '''Stops the module's cluster: keep it the module's last test.'''
+    for _ in range(2):
+        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+        assert res.returncode == 0, res.stderr
+
+    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
+    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
+    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
+    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
+    # the nodes' local disks: no image, no loop device left
+    assert 'mdxnode' not in run(['losetup', '-a']).stdout
