@@ -6,7 +6,7 @@
 # nodes see the same filesystem, as a shared Lustre or NFS would be. Addresses come from
 # 198.18.0.0/15, the range reserved for benchmarking networks.
 # Usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME
-#        ci/cluster.sh degrade NAME cpu PERCENT | degrade NAME net RATE |
+#        ci/cluster.sh degrade NAME cpu PERCENT [PERIOD_MS] | degrade NAME net RATE |
 #                      degrade NAME io BYTES_PER_S | restore NAME
 #        ci/cluster.sh queues N [NAME...]: the NIC queues of the nodes (default all)
 # Tunables: MDXBENCH_CLUSTER_NODES (3), MDXBENCH_CLUSTER_NODES_PER_HOST (2: how many nodes
@@ -335,9 +335,12 @@ stop() {
 }
 
 # --- degrading one node, reversibly ------------------------------------------------
-# cpu PERCENT: a CPU quota (PERCENT of one CPU) on the node's slurmd, in a cgroup of our
-#   own; its jobs inherit it (proctrack/linuxproc, task/none: job steps stay in slurmd's
-#   cgroup). cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us).
+# cpu PERCENT [PERIOD_MS]: a CPU quota (PERCENT of one CPU in every period of PERIOD_MS,
+#   default 100 ms) on the node's slurmd, in a cgroup of our own; its jobs inherit it
+#   (proctrack/linuxproc, task/none: job steps stay in slurmd's cgroup). cgroup v2
+#   (cpu.max) or v1 (cpu.cfs_quota_us). A short period throttles short kernels too (a
+#   STREAM kernel of 8 ms runs whole inside a 100 ms period's quota: its best time would
+#   not see the quota).
 # net RATE: a token-bucket rate limit (tc tbf, e.g. 50mbit) on both ends of the node's veth.
 # io BYTES_PER_S: a read and write bandwidth limit (e.g. 20M) on the node's local disk (its
 #   loop device) for slurmd and its jobs: cgroup v2 io.max or v1 blkio.throttle.*_bps_device
@@ -367,21 +370,23 @@ disk_devno() {      # MAJ:MIN of the loop device under NODE's local disk
 
 degrade() {
     require_root "ci/cluster.sh degrade"
-    local name=$1 what=$2 arg=${3:-} i cg pid devno bps
+    local name=$1 what=$2 arg=${3:-} period=${4:-100} i cg pid devno bps
     i=$(node_index "$name")
     pid_alive "$CDIR/slurmd.$name.pid.ours" || die "degrade: slurmd of $name is not running"
     pid=$(cat "$CDIR/slurmd.$name.pid.ours")
     case $what in
         cpu)
             [[ $arg =~ ^[0-9]+$ && $arg -ge 1 ]] || die "degrade $name cpu PERCENT (of one CPU, >= 1)"
+            [[ $period =~ ^[0-9]+$ && $period -ge 1 && $period -le 1000 ]] \
+                || die "degrade $name cpu PERCENT PERIOD_MS: PERIOD_MS is 1 to 1000"
             cg=$(cgroup_dir "$name" cpu)
             mkdir -p "$cg"
             if cgroup_v2; then
                 echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
-                echo "$((arg * 1000)) 100000" >"$cg/cpu.max"
-            else echo 100000 >"$cg/cpu.cfs_period_us"; echo $((arg * 1000)) >"$cg/cpu.cfs_quota_us"; fi
+                echo "$((arg * period * 10)) $((period * 1000))" >"$cg/cpu.max"
+            else echo $((period * 1000)) >"$cg/cpu.cfs_period_us"; echo $((arg * period * 10)) >"$cg/cpu.cfs_quota_us"; fi
             cgroup_join "$cg" "$pid"
-            log "cluster: $name: slurmd (PID $pid) and its jobs limited to $arg% of one CPU ($cg)" ;;
+            log "cluster: $name: slurmd (PID $pid) and its jobs limited to $arg% of one CPU in periods of $period ms ($cg)" ;;
         net)
             [[ $arg =~ ^[0-9]+[kmg]?bit$ ]] || die "degrade $name net RATE (e.g. 50mbit)"
             tc qdisc replace dev "mdxv$i" root tbf rate "$arg" burst 32kbit latency 100ms
@@ -461,8 +466,8 @@ case ${1:-} in
     status) status ;;
     env) echo "export SLURM_CONF=$CONF" ;;
     restart-node) restart_node "${2:?node name}" ;;
-    degrade) degrade "${2:?node name}" "${3:?cpu, net or io}" "${4:-}" ;;
+    degrade) degrade "${2:?node name}" "${3:?cpu, net or io}" "${4:-}" "${5:-}" ;;
     restore) restore "${2:?node name}" ;;
     queues) shift; queues "$@" ;;
-    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT|net RATE|io BYTES_PER_S|restore NAME|queues N [NAME...]" ;;
+    *) die "usage: ci/cluster.sh start [N]|stop|status|env|restart-node NAME|degrade NAME cpu PERCENT [PERIOD_MS]|net RATE|io BYTES_PER_S|restore NAME|queues N [NAME...]" ;;
 esac

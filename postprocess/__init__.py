@@ -16,8 +16,11 @@ subpackage     owns                                                        impor
 ``site``       what people read: text tables, the HTML report, trend       store, analysis
                pages, the papers' tables (``tables.yaml``), the feed, the
                published site
-``cycle``      the operator's loop: run, ingest, change points, incidents,  store, analysis, site
-               site, notify (``mdxbench cycle``); scrontab entries
+``split``      was it the system or the software: an incident's previous   store, analysis, fleet
+               build installed again by Spack and run beside the new one
+               through Slurm, and the verdict (``incident split``)
+``cycle``      the operator's loop: run, ingest, change points, incidents,  store, analysis, site,
+               site, notify (``mdxbench cycle``); scrontab entries          fleet, split
                (``mdxbench schedule``)
 ``bench``      benchmarks of mdxbench itself and of the checks' fidelity   all of the above
 ``commands``   one module per command: its arguments and one call          all of the above

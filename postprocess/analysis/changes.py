@@ -74,7 +74,8 @@ def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
            min_size=MIN_SIZE):
     '''Change points of one series: a list of dicts ``index`` (first run of the new
     segment, 0-based), ``before``/``after`` (medians of the segments either side),
-    ``effect`` (relative change of the median), ``pvalue`` (Mann-Whitney U).'''
+    ``effect`` (relative change of the median), ``pvalue`` (Mann-Whitney U), ``noise`` (the
+    series' run-to-run noise relative to its median).'''
     from scipy.stats import mannwhitneyu
 
     x = np.asarray(x, dtype=float)
@@ -97,7 +98,7 @@ def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
             effect = (mb - ma) / abs(ma) if ma else math.inf
             p = float(mannwhitneyu(a, b, alternative='two-sided').pvalue)
             stats.append({'index': int(edges[j]), 'before': ma, 'after': mb, 'effect': effect,
-                          'pvalue': p})
+                          'pvalue': p, 'noise': sigma / abs(center) if center else None})
             if abs(effect) < min_effect or p > max_pvalue:
                 # the weakest: the smallest effect relative to the threshold, then p
                 score = (min(abs(effect) / min_effect, 1.0), -p)
@@ -211,7 +212,8 @@ def explain(d, cp, events=(), context=3):
            if e['system'] == cp['system'] and e.get('partition') in (None, cp['partition'])
            and t_prev < e['_time'] <= t_first]
     v = verdict(cp['better'], cp['effect'])
-    cp.update(run=cp['index'] + 1, jobid=first['jobid'], time=t_first.isoformat(),
+    cp.update(run=cp['index'] + 1, jobid=first['jobid'], nodes=first['nodes'] or '',
+              time=t_first.isoformat(),
               previous_time=t_prev.isoformat(), changed=changed, unchanged=unchanged,
               events=[{'time': e['time'], 'name': e['name'], 'note': e.get('note'),
                        'partition': e.get('partition')} for e in evs],

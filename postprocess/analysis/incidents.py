@@ -120,7 +120,8 @@ def series_entry(cp, gone):
     return {'partition': cp['partition'], 'environ': cp['environ'], 'check': cp['check'],
             'perf_var': cp['perf_var'], 'unit': cp['unit'], 'effect': cp['effect'],
             'before': cp['before'], 'after': cp['after'], 'time': cp['time'],
-            'run': cp['run'], 'jobid': cp['jobid'], 'changed': cp['changed'],
+            'run': cp['run'], 'jobid': cp['jobid'], 'nodes': cp.get('nodes', ''),
+            'noise': cp.get('noise'), 'better': cp.get('better'), 'changed': cp['changed'],
             'explanation': cp['explanation'], 'went_away': gone}
 
 

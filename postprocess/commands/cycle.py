@@ -34,6 +34,9 @@ def add_arguments(p):
     p.add_argument('--mde-budget', type=float, default=loop.Options.mde_budget,
                    help='seconds a cycle may spend computing the series\' minimum detectable '
                    'effects (new series first; the rest in later cycles)')
+    p.add_argument('--split', action='store_true', help='split each new incident whose '
+                   'benchmark binary changed with it: the previous build installed again by '
+                   'Spack and run beside the new one through Slurm (mdxbench incident split)')
     p.add_argument('--state', help='state directory of the cycles (default: '
                    '<state>/cycle/<system>)')
     p.add_argument('--site', help='directory of the published site (default: '
@@ -49,12 +52,14 @@ def run(args):
         perflogs=args.perflogs, es_url=args.es_url, notify_command=args.notify_command,
         notify_timeout=args.notify_timeout, site=args.site, state=args.state,
         window_days=args.window_days, ingest=not args.no_ingest,
-        retry_seconds=args.retry_seconds, mde_budget=args.mde_budget))
+        retry_seconds=args.retry_seconds, mde_budget=args.mde_budget, split=args.split))
     print(text.incident_table(res.incidents))
     print(f'\nmdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
           f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '
           f'{len(res.new)}, notified {len(res.notified)}, notify failed {len(res.failed)}; '
           f'feed {res.feed}; exit {res.exit_code}')
+    if res.splits:
+        print(f'mdxbench cycle: split {text.splits(res.splits)}')
     if args.json:
         pathlib.Path(args.json).write_text(loop.summary(res))
     return res.exit_code

@@ -1,14 +1,17 @@
-'''``mdxbench incident list|show|ack``: the regression incidents the cycles found.'''
+'''``mdxbench incident list|show|ack|split``: the regression incidents the cycles found;
+``split`` runs the previous build beside the new one to tell the system's part from the
+software's (:mod:`mdxbench.post.split`).'''
 import pathlib
 
-from mdxbench.post.analysis import incidents
+from mdxbench.post.analysis import changes, incidents
 from mdxbench.post.cycle import loop
 from mdxbench.post.site import text
+from mdxbench.post.split import run as split_run, verdict
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
 from mdxbench.post.store.ingest import state_lock
 
 NAME = 'incident'
-HELP = 'list, show or acknowledge the regression incidents of a system'
+HELP = 'list, show, acknowledge or split the regression incidents of a system'
 
 
 def _which(a, with_id=True):
@@ -27,10 +30,25 @@ def add_arguments(p):
     ack = _which(sub.add_parser('ack', help='a person has seen it: no longer a new regression'))
     ack.add_argument('--note', required=True, help='why, and what is done about it')
     ack.add_argument('--by', help='who (default: unsaid)')
+    sp = _which(sub.add_parser('split', help='run the previous build beside the new one on '
+                               'the same node: was it the system or the software?'))
+    sp.add_argument('--min-effect', type=float, default=changes.MIN_EFFECT,
+                    help='the smallest relative effect that counts (default: the change '
+                    f'detector\'s, {changes.MIN_EFFECT})')
+    sp.add_argument('--max-rounds', type=int, default=verdict.MAX_ROUNDS,
+                    help='rounds (one run of each build) at most, per check '
+                    f'(default {verdict.MAX_ROUNDS}; fewer where the series is quiet)')
+    sp.add_argument('--time-limit', default='30:00', help="each node's Slurm job's time "
+                    'limit (default 30:00)')
+    sp.add_argument('--perflogs', action='append', help='perflog directory whose specs/ '
+                    'holds the builds\' concrete specs, and under which the split writes '
+                    'its runs (default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
 
 
 def run(args):
     root = pathlib.Path(args.state) if args.state else cycle_dir(args.system)
+    if args.action == 'split':
+        return split(args, root)
     with state_lock(root / 'incidents.json', wait=60):
         store = IncidentFile(root / 'incidents.json')
         if args.action == 'list':
@@ -43,3 +61,15 @@ def run(args):
         store.save()
     print(f"incident {inc['id']} acknowledged: {args.note}")
     return 0
+
+
+def split(args, root):
+    """Split one incident; exit 0 when a verdict was reached, 1 when the split could not
+    tell (cannot rebuild, cannot run, inconclusive)."""
+    from mdxbench.post.store import records
+
+    result = split_run.split_incident(
+        args.system, root, args.id, args.perflogs or [records.default_perflog_dir()],
+        min_effect=args.min_effect, max_rounds=args.max_rounds, time_limit=args.time_limit)
+    print(split_run.summary_text(result))
+    return 0 if result['verdict'] in ('software', 'system', 'both', 'mixed') else 1

@@ -59,6 +59,8 @@ class Options:
     ingest: bool = True
     retry_seconds: float = 60.0
     mde_budget: float = 30.0
+    #: split each new incident whose binary changed with it (``mdxbench incident split``)
+    split: bool = False
 
 
 @dataclasses.dataclass
@@ -77,6 +79,7 @@ class Result:
     site: str = ''
     unchanged: bool = False
     mde_computed: int = 0
+    splits: dict = None
 
 
 def now_iso():
@@ -171,7 +174,34 @@ def tell(state, opts, now, log):
 
 
 def run(opts, log=print):
-    '''One cycle; a :class:`Result`.'''
+    '''One cycle; a :class:`Result`. With ``opts.split``, each new incident whose benchmark
+    binary changed with it is split (:func:`mdxbench.post.split.run.split_incident`: the
+    previous build beside the new one) once it was notified, and a second pass ingests the
+    split's runs and writes the pages with the verdicts; the result is the first pass's,
+    with ``splits`` ({incident: verdict}) and the second pass's incidents and site.'''
+    res = _cycle(opts, log)
+    if not opts.split:
+        return res
+    from mdxbench.post.split import run as split_run, verdict as split_verdict
+
+    root = pathlib.Path(opts.state) if opts.state else cycle_dir(opts.system)
+    todo = [i for i in res.new if split_verdict.software_series(res.incidents[i])[0]]
+    res.splits = {}
+    for ident in todo:
+        r = split_run.split_incident(opts.system, root, ident,
+                                     opts.perflogs or [records.default_perflog_dir()], log=log,
+                                     min_effect=changes.MIN_EFFECT)
+        res.splits[ident] = r['verdict']
+        log(f'mdxbench cycle: incident {ident}: ' + split_run.summary_text(r))
+    if todo:
+        again = _cycle(dataclasses.replace(opts, run=False, split=False), log)
+        res.incidents, res.ingest = again.incidents, f'{res.ingest}; then {again.ingest}'
+        if again.exit_code == EXIT_UNAVAILABLE:
+            res.exit_code = EXIT_UNAVAILABLE
+    return res
+
+
+def _cycle(opts, log):
     root = pathlib.Path(opts.state) if opts.state else cycle_dir(opts.system)
     site = pathlib.Path(opts.site) if opts.site else root / 'site'
     with state_lock(root / 'incidents.json', wait=600):

@@ -23,6 +23,12 @@ def summary(inc):
     lines += [f"{s['partition']} {s['environ']} {s['check']} {s['perf_var']}: {s['effect']:+.1%} "
               f"({s['before']:.4g} -> {s['after']:.4g} {s['unit']})"
               + (' (went away)' if s['went_away'] else '') for s in inc['series']]
+    if inc.get('split'):
+        sp = inc['split']
+        lines.append(f"Split {sp['time'][:16]} (previous build beside the new one): "
+                     f"{sp['verdict']}.")
+        lines += [f"  {r['check']} {r['perf_var']}: {r['verdict']} -- {r['reason']}"
+                  for r in sp['series']]
     if inc.get('ack'):
         lines.append(f"Acknowledged {inc['ack']['time'][:16]}: {inc['ack']['note']}")
     return '\n'.join(lines)

@@ -163,7 +163,8 @@ def _provenance(changed):
 
 def incident_body(system, inc, charts, mdes=None):
     mdes = mdes or {}
-    hist = '\n'.join(f'<tr><td>{esc(h["time"][:19])}</td><td>{esc(h["state"])}</td></tr>'
+    hist = '\n'.join(f'<tr><td>{esc(h["time"][:19])}</td><td>{esc(h["state"])}'
+                     + (f' (split: {esc(h["split"])})' if h.get('split') else '') + '</td></tr>'
                      for h in inc['history'])
     series = '\n'.join(
         f'<tr><td>{esc(s["partition"])}</td><td>{esc(s["environ"])}</td><td>{esc(s["check"])}</td>'
@@ -186,6 +187,7 @@ def incident_body(system, inc, charts, mdes=None):
 <tr><th>first seen</th><td>{esc(inc["first_seen"])}</td></tr>
 <tr><th>change starts</th><td>{esc(inc["start"])}</td></tr></table>
 {ack_html}
+{split_section(system, inc)}
 <h2>How to acknowledge</h2>
 <pre>mdxbench incident ack --system {esc(system)} {esc(inc["id"])} --note "what is done about it"</pre>
 <h2>State history</h2>
@@ -203,6 +205,47 @@ later recovery in green), grey rules the recorded events, orange lines the media
 segment.{
     f' {more} more series are in the <a href="report/trends.html">trends</a>.' if more > 0 else ''}</p>
 {''.join(charts)}'''
+
+
+def _effect(e):
+    if not e:
+        return ''
+    if e.get('low') is None:
+        return f'{e["estimate"]:+.1%}'
+    return (f'{e["estimate"]:+.1%} ({e["low"]:+.1%} to {e["high"]:+.1%}), '
+            f'{esc(e.get("reading", ""))}')
+
+
+def split_section(system, inc):
+    '''Was it the system or the software: the split's verdict and, per series, the two
+    effects with their intervals; before any split, the command that runs one (where a
+    binary changed with the incident).'''
+    sp = inc.get('split')
+    if not sp:
+        if not any('binary' in (s.get('changed') or {}) for s in inc['series']):
+            return ''
+        return (f'<h2>System or software?</h2>\n<p>The benchmark binary changed with this '
+                f'incident. Run the previous build beside the new one on the same node:</p>\n'
+                f'<pre>mdxbench incident split --system {esc(system)} {esc(inc["id"])}</pre>')
+    rows = '\n'.join(
+        f'<tr><td>{esc(r["check"])} {esc(r["perf_var"])}</td><td>{esc(r.get("node") or "")}</td>'
+        f'<td class="verdict">{esc(r["verdict"])}</td>'
+        f'<td>{_effect(r.get("software"))}</td><td>{_effect(r.get("system"))}</td>'
+        f'<td>{esc(r.get("rounds", ""))}</td>'
+        f'<td>{esc((r.get("old_hash") or "?")[:7])} &rarr; {esc((r.get("new_hash") or "?")[:7])}</td>'
+        f'<td>{esc(r["reason"])}</td></tr>' for r in sp['series'])
+    left = ''.join(f'<li>{esc(w)}</li>' for w in sp.get('not_split') or [])
+    return f'''<h2>System or software? <span id="split-verdict">{esc(sp["verdict"])}</span></h2>
+<p>Split {esc(sp["time"][:16])}: the previous build installed again by Spack and run beside
+the new one on the same node, interleaved ({esc(sp["seconds"])} s, jobs
+{esc(", ".join(f"{n} {j}" for n, j in sorted(sp["jobs"].items())) or "none")}).
+<em>software</em>: the old build is back at the old level; <em>system</em>: both builds are at
+the new level; <em>both</em>: each costs part of it.</p>
+<table id="split"><thead><tr><th>series</th><th>node</th><th>verdict</th>
+<th>software: new / old build today</th><th>system: old build today / before</th>
+<th>rounds</th><th>builds</th><th>why</th></tr></thead><tbody>
+{rows}
+</tbody></table>{f"<p>Not split:</p><ul>{left}</ul>" if left else ""}'''
 
 
 SERIES_OF_INCIDENT = ('partition', 'environ', 'check', 'perf_var', 'unit')

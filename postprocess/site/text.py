@@ -227,3 +227,8 @@ def session(s):
         out += ['', f'minutes per area (cases run; {total:.1f} min in all):',
                 render(['area', 'cases', 'minutes'], [(a, n, f'{m:.1f}') for a, n, m in s['areas']])]
     return '\n'.join(out)
+
+
+def splits(verdicts):
+    """``id: verdict, ...`` of the incidents a cycle split."""
+    return ', '.join(f'{i}: {v}' for i, v in verdicts.items())

@@ -327,4 +327,4 @@ def read(system=None, url=None, out=sys.stderr, columns=None):
         df = copy.load(system, columns)
     rep.text = rep.line(copy.url, copy.root)
     print(f'mdxbench: {rep.text}', file=out)
-    return records.with_current_names(df), rep
+    return records.nightly(records.with_current_names(df)), rep

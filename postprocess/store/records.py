@@ -132,7 +132,8 @@ def completed_since(recs, since=None):
 
 
 def from_perflogs(paths, errors=None):
-    return with_current_names(frame([_row(r) for r in iter_perflog_records(paths, errors)]))
+    return nightly(with_current_names(
+        frame([_row(r) for r in iter_perflog_records(paths, errors)])))
 
 
 def es_fingerprint(client, prefix, system):
@@ -166,7 +167,7 @@ def from_parquet(path):
     missing = {c: t for c, t in schema().items() if c not in df.columns}
     if missing:
         df = df.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in missing.items())
-    return with_current_names(df)
+    return nightly(with_current_names(df))
 
 
 def source_of(paths=None, from_es=False, parquet=None):
@@ -186,6 +187,15 @@ RENAMED_VALUES = {('placement', 'same-node'): 'loopback'}
 #: performance variables renamed, old -> new: LINPACK's percentage of a peak taken at the
 #: base clock, which turbo exceeds, is named for what it is (2026-11-25)
 RENAMED_PERF_VARS = {'percent_peak': 'percent_nominal_peak'}
+
+
+def nightly(df):
+    '''The records of the series: without the runs of ``mdxbench incident split`` (tag
+    ``split``: an old build measured beside the new one is no run of the series). A table
+    read without its ``tags`` column is returned as it is.'''
+    if 'tags' not in df.columns:
+        return df
+    return df.filter(~has_tag(perflog.SPLIT_TAG))
 
 
 def with_current_names(df):

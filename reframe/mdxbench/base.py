@@ -15,6 +15,7 @@ parser's message, builds the performance variables, and records the provenance t
 perflog ``meta`` column carries (suite commit, benchmark version, exact command line).
 '''
 import functools
+import json
 import os
 import re
 import shlex
@@ -29,7 +30,7 @@ from reframe.core.builtins import (loggable, performance_function, run_after,
 from reframe.core.exceptions import SanityError
 
 from mdxbench import REPO_ROOT, perflog, references
-from mdxbench.provenance import binary_provenance
+from mdxbench.provenance import archive_spec, binary_provenance
 from mdxbench.parsers import ParseError, PartialResult, libinfo
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), 'scripts')
@@ -50,6 +51,27 @@ def suite_commit():
         return os.environ.get('MDXBENCH_SUITE_COMMIT', 'unknown')
 
     return head + ('+dirty' if dirty else '')
+
+
+#: the tag of the records of `mdxbench incident split` runs (readers keep them out of the
+#: nightly series)
+SPLIT_TAG = perflog.SPLIT_TAG
+
+
+def split_run():
+    '''What ``mdxbench incident split`` says this run is (``MDXBENCH_SPLIT``, a JSON object:
+    the incident, which build, its Spack hash, the round), or None for an ordinary run. A
+    value that is not a JSON object is kept as it is, under ``error``: the run is still a
+    split's, never a nightly one.'''
+    raw = os.environ.get('MDXBENCH_SPLIT')
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    return value if isinstance(value, dict) else {
+        'error': f'MDXBENCH_SPLIT is not a JSON object: {raw[:200]}'}
 
 
 def expand(text, env):
@@ -354,6 +376,14 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         cmd = ' '.join([self.executable] + [str(o) for o in self.executable_opts])
         return f'{launcher} {cmd}'.strip()
 
+    def binary_meta(self):
+        '''Where the benchmark binary comes from; a Spack build's concrete spec is kept
+        beside the perflogs (``specs/<hash>.json``), so the record can name what to
+        install again.'''
+        prov = binary_provenance(self.bench_path)
+        archive_spec(prov)
+        return prov
+
     def toolchain_meta(self):
         '''Provenance of the compiler of a built benchmark (nothing for run-only tests).'''
         return {}
@@ -366,7 +396,7 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             'bench': self.bench_name,
             'bench_version': self.results.get('version', 'unknown') if self.results else 'unknown',
             'bench_path': self.bench_path,
-            'binary': binary_provenance(self.bench_path),
+            'binary': self.binary_meta(),
             'command': self.command_line() if self.job else '',
             'num_tasks': self.num_tasks,
             'tags': sorted(self.tags),
@@ -383,6 +413,11 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         meta.update(self.param_values())
         meta['params'] = self.param_values()    # the parameters alone, for readers
         meta.update(self.mdx_extra)
+        split = split_run()
+        if split:
+            # a run of `mdxbench incident split`: never a run of the nightly series
+            meta['split'] = split
+            meta['tags'] = sorted(set(meta['tags']) | {SPLIT_TAG})
         return perflog.encode_meta(meta)
 
 

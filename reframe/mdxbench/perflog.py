@@ -52,6 +52,11 @@ DELIM = '|'
 #: ``perf_table`` and the ``meta.better`` object of every line carries it
 BETTER = ('higher', 'lower')
 
+#: The tag (``meta.tags``) of a run of ``mdxbench incident split``: an old and a new build
+#: measured side by side, whose records (detail in ``meta.split``) never enter the nightly
+#: series
+SPLIT_TAG = 'split'
+
 #: What ReFrame writes in the perf_result column ('None': the test failed before its
 #: performance was evaluated; its value is then None too)
 PERF_RESULTS = ('pass', 'fail', 'xfail', 'xpass', 'None')

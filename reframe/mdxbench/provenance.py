@@ -1,5 +1,7 @@
 '''Where a benchmark binary comes from: the Spack spec and hash of the package that
-installed it (its prefix holds .spack/spec.json), or the Debian package that owns it.'''
+installed it (its prefix holds .spack/spec.json, the concrete spec Spack can install again:
+``mdxbench ingest`` keeps a copy of it by hash, ``mdxbench incident split`` rebuilds from
+it), or the Debian or PyPI package that owns it.'''
 import functools
 import json
 import os
@@ -30,7 +32,7 @@ def binary_provenance(path):
                     and not isinstance(v, list))
                 return {'source': 'spack', 'spack_hash': root.get('hash', ''),
                         'spack_spec': f"{root['name']}@{root['version']} {variants}".strip(),
-                        'spack_prefix': str(parent)}
+                        'spack_prefix': str(parent), 'spack_spec_json': str(spec_file)}
             except (OSError, KeyError, IndexError, ValueError) as err:
                 return {'source': 'spack', 'spack_error': f'{spec_file}: {err}'}
 
@@ -76,3 +78,33 @@ def pypi_owner(path):
             if f.name == name and os.path.realpath(dist.locate_file(f)) == real:
                 return f"{dist.metadata['Name']} {dist.version}"
     return None
+
+
+def perflog_dir():
+    '''Where this run's perflogs go (the site configuration's perflog ``basedir``).'''
+    from mdxbench.sitecfg import state_dir
+
+    return pathlib.Path(os.environ.get('MDXBENCH_PERFLOG_DIR') or state_dir() / 'perflogs')
+
+
+def archive_spec(prov, base=None):
+    '''Keep a copy of a Spack build's concrete spec beside the perflogs, as
+    ``<perflog dir>/specs/<hash>.json``, once: the spec a record names by hash can be
+    installed again (``mdxbench incident split``) after the install itself is gone. Returns
+    the copy's path, or None (not a Spack build, or the spec unreadable: the record's
+    ``spack_spec_json`` still names it).'''
+    h, src = prov.get('spack_hash'), prov.get('spack_spec_json')
+    if prov.get('source') != 'spack' or not h or not src:
+        return None
+    dest = pathlib.Path(base or perflog_dir()) / 'specs' / f'{h}.json'
+    if dest.is_file():
+        return dest
+    try:
+        data = pathlib.Path(src).read_bytes()
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(f'.{dest.name}.{os.getpid()}')
+        tmp.write_bytes(data)
+        tmp.replace(dest)
+    except OSError:
+        return None
+    return dest

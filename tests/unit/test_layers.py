@@ -13,9 +13,10 @@ ALLOWED = {
     'analysis': {'store'},
     'fleet': {'store', 'analysis'},
     'site': {'store', 'analysis'},
-    'cycle': {'store', 'analysis', 'site'},
+    'split': {'store', 'analysis', 'fleet'},
+    'cycle': {'store', 'analysis', 'site', 'fleet', 'split'},
     'bench': {'store', 'analysis', 'fleet', 'site'},
-    'commands': {'store', 'analysis', 'fleet', 'site', 'bench', 'cycle'},
+    'commands': {'store', 'analysis', 'fleet', 'site', 'bench', 'cycle', 'split'},
     'cli': {'commands', 'store'},
 }
 

@@ -1,0 +1,144 @@
+'''Issue 31: was it the system or the software? On the namespace cluster with real Slurm and
+real Spack from the mirror: a "maintenance" that records a kernel-update event and, at the
+same time, switches STREAM to another build gives one incident; ``mdxbench incident split``
+runs the previous build (installed again by Spack from its archived concrete spec) beside
+the new one on the node, interleaved, and says software, system or both.
+
+The builds (Spack's ``stream`` package, 20 M elements, one thread: short runs):
+* ``fast``: the package's flags;
+* ``same``: the same code with another hash (``stream_type=double``, the default type said
+  explicitly) -- a rebuild without a flag change;
+* ``slow``: built with ``-fsanitize=undefined`` (every array access checked: a deliberately
+  slower build, about half the copy bandwidth on this machine).
+The system change is a CPU quota on the node (50% in 10 ms periods: every STREAM kernel is
+throttled, not only those longer than the quota of a 100 ms period).'''
+import json
+import os
+import re
+import uuid
+
+import pytest
+
+from conftest import CLUSTER_CONF, ROOT, STATE, VENV_BIN, mdxbench, run
+from mdxbench import perflog
+
+STREAM = 'stream@5.10 +openmp stream_array_size=20000000 ntimes=10'
+BUILDS = {'fast': STREAM, 'same': STREAM + ' stream_type=double',
+          'slow': STREAM + ' cflags="-fsanitize=undefined"'}
+NODE = 'mdxnode2'
+CHECK = 'StreamOmp %threads=one-thread'
+RUNS = 5            # each side of the change: the change detector's minimum segment
+
+
+def _which(spec):
+    p = spec['parameters']
+    if p.get('cflags') == ['-fsanitize=undefined']:
+        return 'slow'
+    return 'same' if p.get('stream_type') == 'double' else 'fast' if not p.get('cflags') \
+        and p.get('stream_type') == 'none' else None
+
+
+@pytest.fixture(scope='module')
+def builds(cluster):
+    '''The three builds installed by Spack from the mirror: {name: (hash, prefix)}.'''
+    spack = run(['bash', 'ci/spack.sh', 'path']).stdout.strip()
+    if not spack:
+        assert not os.environ.get('MDXBENCH_SPACK_TARBALL'), 'Spack archives given, no Spack'
+        pytest.skip('no Spack here: a split installs builds with Spack')
+    res = run([spack, 'install', '--fail-fast', *BUILDS.values()], timeout=2400)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    found = json.loads(run([spack, 'find', '--json', STREAM]).stdout)
+    out = {}
+    for s in found:
+        kind = _which(s)
+        if kind and s['parameters'].get('stream_array_size') == '20000000':
+            prefix = run([spack, 'location', '-i', f"/{s['hash']}"]).stdout.strip()
+            out[kind] = (s['hash'], prefix)
+    assert set(out) == set(BUILDS), (sorted(out), found)
+    return spack, out
+
+
+def reframe(work, prefix, n):
+    '''``n`` nightly runs of the check on NODE with the build at ``prefix``.'''
+    cmd = [str(VENV_BIN / 'reframe'), '-c', 'checks/memory/stream.py', '-n',
+           '^StreamOmp%threads=one-thread$', '-p', '^spack$', '-r', '--system',
+           'nscluster:nodes', '--prefix', str(work / 'rfm' / uuid.uuid4().hex[:6]),
+           '--nocolor', '--repeat', str(n), '-J', f'nodelist={NODE}', '--exec-policy=serial']
+    res = run(cmd, env={'MDXBENCH_PERFLOG_DIR': str(work / 'perflogs'),
+                        'RFM_CONFIG_FILES': str(ROOT / 'site-configs' / 'settings.py'),
+                        'MDXBENCH_SPACK_VIEW': prefix}, timeout=1200)
+    assert res.returncode == 0, res.stdout[-4000:]
+
+
+@pytest.mark.parametrize('new_build, quota, expect', [
+    ('slow', False, 'software'),
+    ('same', True, 'system'),
+    ('slow', True, 'both'),
+])
+def test_split_tells_software_system_or_both(cluster, builds, new_build, quota, expect):
+    spack, b = builds
+    work = STATE / 'test-split' / uuid.uuid4().hex[:8]
+    work.mkdir(parents=True)
+    env = {'MDXBENCH_EVENTS': str(work / 'events.jsonl'), 'SLURM_CONF': str(CLUSTER_CONF),
+           'MDXBENCH_PERFLOG_DIR': str(work / 'perflogs'), 'MDXBENCH_SPACK': spack}
+    reframe(work, b['fast'][1], RUNS)
+    ev = mdxbench('event', 'add', 'nscluster', 'kernel 6.1.0-99 (test maintenance)', env=env)
+    assert ev.returncode == 0, ev.stderr
+    try:
+        if quota:
+            assert run(['bash', 'ci/cluster.sh', 'degrade', NODE, 'cpu', '50', '10']) \
+                .returncode == 0
+        reframe(work, b[new_build][1], RUNS)
+        # 'both' through the cycle itself (--split: each new incident whose binary changed)
+        cyc = mdxbench('cycle', '--system', 'nscluster', '--no-ingest', '--perflogs',
+                       str(work / 'perflogs'), '--state', str(work / 'cycle'),
+                       *(['--split'] if expect == 'both' else []), env=env, timeout=1800)
+        assert cyc.returncode == 1, cyc.stdout + cyc.stderr        # a new regression
+        incs = json.loads((work / 'cycle' / 'incidents.json').read_text())['incidents']
+        assert len(incs) == 1, incs
+        inc = next(iter(incs.values()))
+        assert inc['kind'] == 'event' and 'kernel 6.1.0-99' in inc['cause'], inc['cause']
+        assert all(s['changed']['binary'][0][0].endswith(b['fast'][0]) for s in inc['series'])
+        if expect == 'software':
+            # the old build is gone from the install tree: the split installs it again
+            # from the concrete spec the records' checks archived beside the perflogs
+            assert (work / 'perflogs' / 'specs' / f"{b['fast'][0]}.json").is_file()
+            rm = run([spack, 'uninstall', '-y', f"/{b['fast'][0]}"], timeout=300)
+            assert rm.returncode == 0, rm.stderr
+        sp = cyc if expect == 'both' else mdxbench(
+            'incident', 'split', '--system', 'nscluster', '--state', str(work / 'cycle'),
+            '--perflogs', str(work / 'perflogs'), inc['id'], env=env, timeout=1800)
+    finally:
+        if quota:
+            run(['bash', 'ci/cluster.sh', 'restore', NODE])
+    print(sp.stdout)
+    state = json.loads((work / 'cycle' / 'incidents.json').read_text())
+    split = state['incidents'][inc['id']]['split']
+    assert split['verdict'] == expect, sp.stdout + sp.stderr
+    assert sp.returncode == (1 if expect == 'both' else 0)
+    if expect == 'both':
+        assert f"split {inc['id']}: both" in sp.stdout
+    assert list(split['jobs']) == [NODE]
+    for r in split['series']:
+        assert r['node'] == NODE and r['rounds'] >= 3
+        assert len(r['old']) == len(r['new']) == r['rounds'] and not r['problems'], r
+    if expect == 'software':
+        assert 'spack install' in sp.stdout and 'the build /' in sp.stdout
+    # the split's runs are in the perflogs, marked, and the old build's runs ran the old build
+    recs = [r['meta'] for f in (work / 'perflogs' / 'split').rglob('*.log')
+            for line in f.read_text().splitlines()[1:] for r in perflog.parse_line(line)]
+    assert recs and all(m['split']['incident'] == inc['id'] and 'split' in m['tags'] for m in recs)
+    assert {m['binary']['spack_hash'] for m in recs if m['split']['build'] == 'old'} == \
+        {b['fast'][0]}
+    # the next cycle reads them and keeps them out of the series: no new change point
+    again = mdxbench('cycle', '--system', 'nscluster', '--no-ingest', '--perflogs',
+                     str(work / 'perflogs'), '--state', str(work / 'cycle'), env=env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    after = json.loads((work / 'cycle' / 'incidents.json').read_text())
+    assert list(after['incidents']) == [inc['id']]
+    assert after['incidents'][inc['id']]['split']['verdict'] == expect
+    page = (work / 'cycle' / 'site' / f"incident-{inc['id']}.html").read_text()
+    assert re.search(rf'id="split-verdict">{expect}<', page)
+    print(f"issue 31 {expect}:", {f"{r['perf_var']}": (r['verdict'],
+          round(r['software']['estimate'], 3), round(r['system']['estimate'], 3))
+          for r in split['series']}, f"{split['seconds']} s")

@@ -1,0 +1,194 @@
+'''Splitting an incident between the system and the software: the verdict's statistics on
+generated rounds of known effects, which series can be split, the run order, the job script
+and the pairing of the runs' records (the integration test runs real builds on real
+nodes).'''
+import json
+import re
+
+import numpy as np
+import pytest
+
+from mdxbench.post.split import jobs, run, verdict
+from mdxbench.post.store import records
+
+OLD = 'stream@5.10 +openmp ntimes=10 o3yov74new7ufxl5spxs43ibup7du5rb'
+NEW = 'stream@5.10 +openmp ntimes=10 abcdefghijklmnopqrstuvwxyz234567'
+
+
+def rounds(level_old, level_new, noise, n, seed=0):
+    rng = np.random.default_rng(seed)
+    return (list(level_old * np.exp(rng.normal(0, noise, n))),
+            list(level_new * np.exp(rng.normal(0, noise, n))))
+
+
+@pytest.mark.parametrize('old_level, new_level, expect', [
+    (100, 70, 'software'),      # the old build is back at the old level
+    (70, 70, 'system'),         # both builds at the new level
+    (85, 70, 'both'),           # each costs part of it
+])
+def test_the_verdict_follows_where_the_builds_measure_today(old_level, new_level, expect):
+    old, new = rounds(old_level, new_level, 0.02, 5)
+    r = verdict.decide(old, new, before=100.0, after=70.0, better='higher', min_effect=0.03)
+    assert r['verdict'] == expect, r['reason']
+    soft, syst = r['software'], r['system']
+    # the intervals hold the effects the rounds were generated with
+    assert soft['low'] <= new_level / old_level - 1 + 0.03 and \
+        soft['high'] >= new_level / old_level - 1 - 0.03, soft
+    assert syst['low'] <= old_level / 100 - 1 + 0.03 and \
+        syst['high'] >= old_level / 100 - 1 - 0.03, syst
+    assert r['regression'] == pytest.approx(-0.3)
+    assert expect in r['reason'] or {'software': 'old build is back',
+                                      'system': 'both builds are at the new level',
+                                      'both': 'each cost part'}[expect] in r['reason']
+
+
+def test_a_latency_that_rose_with_the_new_build_is_software():
+    '''better: lower -- the worse side is up.'''
+    old, new = rounds(50, 75, 0.02, 4)
+    r = verdict.decide(old, new, before=50.0, after=75.0, better='lower', min_effect=0.03)
+    assert r['verdict'] == 'software', r['reason']
+    assert r['software']['estimate'] == pytest.approx(0.5, abs=0.05)
+
+
+def test_too_few_or_too_noisy_rounds_are_inconclusive_and_say_why():
+    old, new = rounds(85, 70, 0.25, 3, seed=3)
+    r = verdict.decide(old, new, before=100.0, after=70.0, better='higher', min_effect=0.03)
+    assert r['verdict'] == 'inconclusive'
+    assert 'too wide' in r['reason'] and 'unclear' in r['reason']
+
+
+def test_a_regression_that_does_not_come_back_is_not_reproduced():
+    old, new = rounds(100, 99, 0.01, 4)
+    r = verdict.decide(old, new, before=100.0, after=70.0, better='higher', min_effect=0.03)
+    assert r['verdict'] == 'inconclusive' and r['reason'].startswith('not reproduced')
+
+
+def test_bad_inputs_are_refused():
+    with pytest.raises(ValueError, match='no regression to split'):
+        verdict.decide([1, 2], [1, 2], 1.0, 2.0, None, 0.03)
+    with pytest.raises(ValueError, match='rounds pair'):
+        verdict.decide([1, 2, 3], [1, 2], 1.0, 2.0, 'higher', 0.03)
+
+
+def test_noisier_series_get_more_rounds_up_to_the_bound():
+    quiet = verdict.rounds_for(0.005, -0.3, 0.03)
+    noisy = verdict.rounds_for(0.05, -0.3, 0.03)
+    assert verdict.MIN_ROUNDS == quiet < noisy <= verdict.MAX_ROUNDS
+    assert verdict.rounds_for(0.5, -0.3, 0.03) == verdict.MAX_ROUNDS
+    assert verdict.rounds_for(None, -0.3, 0.03) == verdict.MAX_ROUNDS
+
+
+def series(**kw):
+    s = {'partition': 'nodes', 'environ': 'spack', 'check': 'StreamOmp %threads=one-thread',
+         'perf_var': 'copy', 'unit': 'GB/s', 'before': 100.0, 'after': 70.0,
+         'better': 'higher', 'noise': 0.01, 'nodes': 'mdxnode1',
+         'changed': {'binary': [[OLD], [NEW]], 'kernel': [['6.1.0-1'], ['6.1.0-2']]}}
+    s.update(kw)
+    return s
+
+
+def test_which_series_can_be_split_and_why_not():
+    inc = {'series': [series(), series(perf_var='triad', changed={'kernel': [['a'], ['b']]}),
+                      series(perf_var='add', changed={'binary': [['fio 3.33-3'], [NEW]]}),
+                      series(perf_var='scale', changed={'binary': [[OLD, NEW], [NEW]]})]}
+    ok, reasons = verdict.software_series(inc)
+    assert [s['perf_var'] for s in ok] == ['copy', 'add']
+    assert ok[0]['old_hash'] == 'o3yov74new7ufxl5spxs43ibup7du5rb'
+    assert ok[1]['old_hash'] is None and ok[1]['new_hash'] == NEW.split()[-1]
+    assert any('triad: its binary did not change' in r for r in reasons)
+    assert any('scale: 2 binaries before' in r for r in reasons)
+    cases, of = run.cases_of(ok + [dict(ok[0], nodes='mdxnode1,mdxnode2', perf_var='x')],
+                             0.03, 10)
+    assert len(cases) == 1                      # copy's case; add cannot be rebuilt
+    whys = {s['perf_var']: why for s, _, why in of}
+    assert whys['copy'] is None
+    assert whys['add'].startswith('cannot rebuild: the previous binary (fio 3.33-3)')
+    assert whys['x'].startswith('cannot run: its runs name 2 nodes')
+
+
+def test_rounds_alternate_old_and_new_abba():
+    assert jobs.order(3) == [(1, 'old'), (1, 'new'), (2, 'new'), (2, 'old'), (3, 'old'),
+                             (3, 'new')]
+
+
+def test_the_job_script_runs_each_build_with_its_prefix_and_mark():
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, '/opt/old', '/opt/new', rounds=2)
+    script = jobs.job_script('nscluster', 'mdxnode2', [c], 'inc1', '/w', '/p', ['-p nodes'],
+                             '20:00')
+    assert '#SBATCH --nodelist=mdxnode2' in script and '#SBATCH --time=20:00' in script
+    assert 'export MDXBENCH_PERFLOG_DIR=/p' in script
+    assert str(jobs.check_file(c.check)).endswith('checks/memory/stream.py')
+    runs = [ln for ln in script.splitlines() if 'MDXBENCH_SPLIT=' in ln]
+    assert len(runs) == 4
+    assert runs[0].startswith('MDXBENCH_SPACK_VIEW=/opt/old ')
+    assert runs[1].startswith('MDXBENCH_SPACK_VIEW=/opt/new ')
+    assert runs[2].startswith('MDXBENCH_SPACK_VIEW=/opt/new ')
+    assert '"build": "new"' in runs[1] and '"round": 2' in runs[2]
+    assert "'^StreamOmp%threads=one\\-thread$'" in runs[0]
+
+
+def rec(build, rnd, value, h=None, perf_var='copy'):
+    return {'display_name': 'StreamOmp %threads=one-thread', 'perf_var': perf_var,
+            'partition': 'nodes', 'environ': 'spack', 'perf_value': value,
+            'meta': {'split': {'build': build, 'round': rnd, 'node': 'mdxnode2',
+                               'hash': ('a' if build == 'old' else 'b') * 32},
+                     'binary': {'spack_hash': h or ('a' if build == 'old' else 'b') * 32}}}
+
+
+def test_runs_pair_by_round_and_a_wrong_binary_is_left_out_and_said():
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, rounds=3)
+    recs = [rec('old', 1, 10), rec('new', 1, 7), rec('new', 2, 7.1), rec('old', 2, 10.1),
+            rec('old', 3, 9.9), rec('new', 3, 6.9, h='c' * 32), rec('old', 1, 5, perf_var='add')]
+    old, new, problems = jobs.values(recs, c, 'copy')
+    assert (old, new) == ([10, 10.1], [7, 7.1])
+    assert any('used /' + 'c' * 32 in p for p in problems)
+    assert any(p.startswith('round 3: no value of the new build') for p in problems)
+
+
+def test_split_runs_never_enter_the_series():
+    rows = [{'time': '2026-11-25T10:00:00+00:00', 'system': 's', 'partition': 'p',
+             'environ': 'e', 'check': 'c', 'perf_var': 'v', 'value': float(i), 'unit': 'u',
+             'better': 'higher', 'ref': None, 'lower': None, 'upper': None, 'result': 'pass',
+             'jobid': str(i), 'nodes': 'n', 'tags': tags, 'params': '{}',
+             'meta': json.dumps({})} for i, tags in enumerate(['memory', 'memory,split',
+                                                                 'split', None])]
+    kept = records.nightly(records.frame(rows))
+    assert kept['jobid'].to_list() == ['0', '3']
+
+
+def test_the_split_goes_on_the_incident_and_its_history():
+    inc = {'id': 'x', 'state': 'open', 'history': [{'time': 't0', 'state': 'open'}]}
+    run.attach(inc, {'verdict': 'software'}, 't1')
+    assert inc['split']['verdict'] == 'software'
+    assert inc['history'][-1] == {'time': 't1', 'state': 'open', 'split': 'software'}
+    assert verdict.overall(['software', 'software']) == 'software'
+    assert verdict.overall(['software', 'system']) == 'mixed'
+
+
+def test_the_incident_page_and_feed_carry_the_split():
+    from mdxbench.post.site import feed, publish
+
+    s = series(effect=-0.3, time='2026-11-25T10:00:00+00:00', run=7, jobid='41',
+               went_away=False, explanation='')
+    inc = {'id': 'abc', 'system': 'nscluster', 'partition': 'nodes', 'kind': 'event',
+           'cause': 'event "kernel update"', 'start': s['time'], 'series': [s],
+           'went_away': False, 'first_seen': s['time'], 'state': 'open', 'ack': None,
+           'history': [{'time': s['time'], 'state': 'new'}]}
+    page = publish.incident_body('nscluster', inc, [])
+    assert 'mdxbench incident split --system nscluster abc' in page
+    ok, _ = verdict.software_series(inc)
+    cases, of = run.cases_of(ok, 0.03, 10)
+    old, new = rounds(100, 70, 0.02, 4)
+    r = dict(ok[0], node='mdxnode1', **verdict.decide(old, new, 100.0, 70.0, 'higher', 0.03))
+    run.attach(inc, {'time': '2026-11-25T11:00:00+00:00', 'verdict': 'software',
+                     'series': [r], 'not_split': [], 'jobs': {'mdxnode1': '42'},
+                     'seconds': 95.0}, '2026-11-25T11:00:00+00:00')
+    page = publish.incident_body('nscluster', inc, [])
+    assert re.search(r'id="split-verdict">software<', page)
+    assert f"{r['software']['estimate']:+.1%} ({r['software']['low']:+.1%} to " in page
+    assert 'o3yov74 &rarr; abcdefg' in page and 'mdxnode1 42' in page
+    assert '(split: software)' in page
+    assert 'Split 2026-11-25T11:00 (previous build beside the new one): software.' in \
+        feed.summary(inc)
