@@ -1,4 +1,4 @@
-'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|store``: speed and memory of mdxbench itself
+'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
 import argparse
 import os
@@ -7,12 +7,12 @@ from mdxbench.post.commands import options
 
 NAME = 'bench'
 HELP = ('benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept, '
-        'suspects, store)')
+        'suspects, split, store)')
 
 
 def add_arguments(p):
     p.add_argument('what', choices=['ingest', 'regress', 'changes', 'mde', 'cycle',
-                                           'accept', 'suspects', 'store'],
+                                           'accept', 'suspects', 'split', 'store'],
                    help='what to measure')
     p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
     p.add_argument('--partition', help='accept: its partition (default nodes)')
@@ -46,6 +46,10 @@ def run(args):
         from mdxbench.post.bench import suspects
 
         return suspects.main(reframe_args=options.reframe_args(args.reframe_args) or None)
+    if args.what == 'split':
+        from mdxbench.post.bench import split
+
+        return split.main()
     if args.what == 'changes':
         from mdxbench.post.bench import changes
 

@@ -44,6 +44,8 @@ def _spack(*args, timeout=600):
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         raise CannotRebuild(f'spack {" ".join(args)} ran past {timeout}s') from None
+    except OSError as err:
+        raise CannotRebuild(f'cannot run spack: {err}') from None
 
 
 def installed_prefix(h):

@@ -15,6 +15,7 @@ the split's directory with the job scripts and ReFrame's stage.
 import datetime as dt
 import json
 import pathlib
+import subprocess
 import time
 
 from mdxbench.post.split import builds, jobs, verdict as sv
@@ -69,6 +70,7 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
     failed = {}                       # case key -> why it was not measured
     dirs = builds.archive_dirs(perflog_dirs)
     prefixes = {}
+    t_build = time.monotonic()
     for key, c in cases.items():
         try:
             for side in ('old', 'new'):
@@ -78,6 +80,7 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
                 setattr(c, f'{side}_prefix', str(prefixes[h][0]))
         except builds.CannotRebuild as err:
             failed[key] = f'cannot rebuild: {err}'
+    building = time.monotonic() - t_build
     runnable = {k: c for k, c in cases.items() if k not in failed}
     by_node, access = {}, {}
     for key, c in runnable.items():
@@ -95,8 +98,12 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
     job_ids, waited = {}, 0.0
     if by_node:
         acc = next(iter(access.values()))
-        job_ids, waited = jobs.submit(system, by_node, incident['id'], out, perflogs, acc,
-                                      time_limit, log=log)
+        try:
+            job_ids, waited = jobs.submit(system, by_node, incident['id'], out, perflogs, acc,
+                                          time_limit, log=log)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as err:
+            for c in (c for cs in by_node.values() for c in cs):
+                failed[c.key] = f'cannot run: {err}'
     states = fleet_jobs.job_states(list(job_ids.values()))
     errors = []
     recs = list(records.iter_perflog_records([perflogs], errors)) if perflogs.exists() else []
@@ -128,6 +135,8 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
               (results[0]['verdict'] if results else 'nothing to split'),
               'series': results, 'not_split': skipped, 'jobs': job_ids,
               'seconds': round(time.monotonic() - t0, 1), 'seconds_in_jobs': round(waited, 1),
+              'seconds_building': round(building, 1),
+              'builds': {h: {'prefix': str(p), 'how': how} for h, (p, how) in prefixes.items()},
               'min_effect': min_effect, 'dir': str(out), 'perflogs': str(perflogs),
               'perflog_errors': errors[:20]}
     (out / 'split.json').write_text(json.dumps(result, indent=1, default=str))

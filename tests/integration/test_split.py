@@ -12,15 +12,19 @@ The builds (Spack's ``stream`` package, 20 M elements, one thread: short runs):
   slower build, about half the copy bandwidth on this machine).
 The system change is a CPU quota on the node (50% in 10 ms periods: every STREAM kernel is
 throttled, not only those longer than the quota of a 100 ms period).'''
+import functools
+import http.server
 import json
 import os
 import re
+import threading
 import uuid
 
 import pytest
 
 from conftest import CLUSTER_CONF, ROOT, STATE, VENV_BIN, mdxbench, run
 from mdxbench import perflog
+from test_published_site import chromium
 
 STREAM = 'stream@5.10 +openmp stream_array_size=20000000 ntimes=10'
 BUILDS = {'fast': STREAM, 'same': STREAM + ' stream_type=double',
@@ -137,8 +141,22 @@ def test_split_tells_software_system_or_both(cluster, builds, new_build, quota, 
     after = json.loads((work / 'cycle' / 'incidents.json').read_text())
     assert list(after['incidents']) == [inc['id']]
     assert after['incidents'][inc['id']]['split']['verdict'] == expect
-    page = (work / 'cycle' / 'site' / f"incident-{inc['id']}.html").read_text()
-    assert re.search(rf'id="split-verdict">{expect}<', page)
+    # the incident page over HTTP in headless Chromium: the verdict and each series' effects
+    site = work / 'cycle' / 'site'
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        dom, console = chromium(f"http://127.0.0.1:{server.server_address[1]}/"
+                                f"incident-{inc['id']}.html", work)
+    finally:
+        server.shutdown()
+    assert not console, console
+    assert re.search(rf'id="split-verdict">{expect}<', dom), dom[-3000:]
+    for r in split['series']:
+        soft = r['software']
+        assert f"{soft['estimate']:+.1%} ({soft['low']:+.1%} to {soft['high']:+.1%})" in dom
     print(f"issue 31 {expect}:", {f"{r['perf_var']}": (r['verdict'],
           round(r['software']['estimate'], 3), round(r['system']['estimate'], 3))
           for r in split['series']}, f"{split['seconds']} s")

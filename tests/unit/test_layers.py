@@ -15,7 +15,7 @@ ALLOWED = {
     'site': {'store', 'analysis'},
     'split': {'store', 'analysis', 'fleet'},
     'cycle': {'store', 'analysis', 'site', 'fleet', 'split'},
-    'bench': {'store', 'analysis', 'fleet', 'site'},
+    'bench': {'store', 'analysis', 'fleet', 'site', 'split'},
     'commands': {'store', 'analysis', 'fleet', 'site', 'bench', 'cycle', 'split'},
     'cli': {'commands', 'store'},
 }

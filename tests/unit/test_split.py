@@ -192,3 +192,15 @@ def test_the_incident_page_and_feed_carry_the_split():
     assert '(split: software)' in page
     assert 'Split 2026-11-25T11:00 (previous build beside the new one): software.' in \
         feed.summary(inc)
+
+
+def test_a_build_that_cannot_be_had_is_a_verdict_not_a_crash(tmp_path, monkeypatch):
+    '''No usable spack: every series says "cannot rebuild" and why; no job is submitted.'''
+    monkeypatch.setenv('MDXBENCH_SPACK', str(tmp_path / 'no-such-spack'))
+    inc = {'id': 'x', 'series': [series(), series(perf_var='triad')]}
+    r = run.split('nscluster', inc, perflog_dirs=[tmp_path / 'perflogs'], out=tmp_path / 'w',
+                  perflogs=tmp_path / 'perflogs' / 'split', min_effect=0.03)
+    assert r['verdict'] == 'cannot rebuild' and r['jobs'] == {}
+    assert all(s['reason'].startswith('cannot rebuild: cannot run spack:') and
+               'no-such-spack' in s['reason'] for s in r['series'])
+    assert json.loads((tmp_path / 'w' / 'split.json').read_text())['verdict'] == 'cannot rebuild'
