@@ -63,7 +63,8 @@ def main(log=print):
     from mdxbench.post.split import builds, run
 
     spack = builds.spack_command()
-    _spack(spack, 'install', '--fail-fast', OLD, NEW)
+    for spec in (OLD, NEW):     # apart and fresh: together, one build satisfies both
+        _spack(spack, 'install', '--fresh', '--fail-fast', spec)
     old, old_prefix = _installed(spack, OLD)
     new, _ = _installed(spack, NEW)
     work = pathlib.Path(tempfile.mkdtemp(prefix='mdxbench-bench-split-'))

@@ -11,15 +11,18 @@ separates, on the log scale (relative effects, paired by round):
 * the **system** effect: old build today / the series' level before the change (the same
   binary, measured before and after the system changed).
 
-Each effect gets a Student-t confidence interval from the rounds. An effect is *present*
-when its interval lies wholly on the worse side of zero (the series' direction) and its
-estimate is at least ``min_effect``; *absent* when its interval's worse end is within the
-tolerance ``max(min_effect, |regression| / 2)`` of zero (it explains at most half of the
-regression). The verdict: **software** (software present, system absent: the old build is
-back at the old level), **system** (system present, software absent: both builds are at the
-new level), **both** (both present), else **inconclusive**, saying which interval was too
-wide. A new build that measures today at the old level did not reproduce the regression:
-**not reproduced** (inconclusive, said so).
+Each effect gets a Student-t confidence interval from the rounds, and is read against one
+threshold, the *tolerance*: ``min_effect`` or a quarter of the regression, on the log
+scale (where the two effects add up to the regression), whichever is larger. An effect is
+*present* when its interval lies wholly on the worse side of zero (the series' direction)
+and its estimate reaches the tolerance (it explains a material part of the regression);
+*absent* when its interval's worse end stays under the tolerance; else *unclear*. The two
+readings exclude each other: a 4% drift of the node beside a 40% regression is absent,
+not a second cause. The verdict: **software** (software present, system absent: the old
+build is back at the old level), **system** (system present, software absent: both builds
+are at the new level), **both** (both present), else **inconclusive**, saying which
+interval was too wide. A new build that measures today at the old level did not reproduce
+the regression: **not reproduced** (inconclusive, said so).
 '''
 import math
 import re
@@ -84,10 +87,23 @@ def rounds_for(noise, regression, min_effect, confidence=CONFIDENCE, lo=MIN_ROUN
     return hi
 
 
+#: the share of the regression (log scale) an effect must explain to be present
+SHARE = 0.25
+
+
 def tolerance(regression, min_effect):
-    '''How large an effect may be and still count as absent: ``min_effect``, or half the
-    regression where that is larger.'''
-    return max(min_effect, abs(regression) / 2)
+    '''The size (relative, on the worse side) an effect must reach to be present and stay
+    under to be absent: ``min_effect``, or a quarter of the regression on the log scale
+    where that is larger.'''
+    share = math.expm1(SHARE * abs(math.log1p(regression))) if regression > -1 else 1.0
+    return max(min_effect, share)
+
+
+def _worse_log(x, worse):
+    '''A relative change as its size on the log scale, positive on the worse side.'''
+    if x <= -1:                     # a value of zero: infinitely worse where higher is better
+        return math.inf if worse < 0 else -math.inf
+    return worse * math.log1p(x)
 
 
 def _interval(x, confidence):
@@ -116,13 +132,15 @@ def effect(x, confidence=CONFIDENCE):
 
 def judge(e, worse, tol, min_effect):
     '''``present``, ``absent`` or ``unclear`` for an effect (relative, with its interval);
-    ``worse`` is -1 where lower values are worse (``better: higher``), +1 otherwise.'''
+    ``worse`` is -1 where lower values are worse (``better: higher``), +1 otherwise;
+    ``tol`` is :func:`tolerance`'s threshold (at least ``min_effect``).'''
     if e['low'] is None:
         return 'unclear'
-    near, far = sorted((worse * e['low'], worse * e['high']))
-    if near > 0 and worse * e['estimate'] >= min_effect:
+    t = math.log1p(max(tol, min_effect))
+    near, far = sorted((_worse_log(e['low'], worse), _worse_log(e['high'], worse)))
+    if near > 0 and _worse_log(e['estimate'], worse) >= t:
         return 'present'
-    if far < tol:
+    if far < t:
         return 'absent'
     return 'unclear'
 

@@ -42,6 +42,23 @@ def test_the_verdict_follows_where_the_builds_measure_today(old_level, new_level
                                       'both': 'each cost part'}[expect] in r['reason']
 
 
+def test_a_small_drift_of_the_node_beside_a_large_regression_is_not_a_second_cause():
+    """The split of the integration test's first real run: STREAM copy fell 37% with a
+    slower build; today the old build measured 4% under its level before (the node's drift
+    over the hour), a significant interval but no cause of the regression: software."""
+    old, new = rounds(95.6, 63.0, 0.02, 10, seed=1)
+    r = verdict.decide(old, new, before=100.0, after=62.9, better='higher', min_effect=0.03)
+    assert r['system']['high'] < 0, r['system']           # significant ...
+    assert r['system']['reading'] == 'absent'               # ... but under the tolerance
+    assert r['verdict'] == 'software', r['reason']
+    # a quarter of the regression on the log scale: both effects of 30% in a 50% fall count
+    old, new = rounds(70, 50, 0.02, 6, seed=2)
+    r = verdict.decide(old, new, before=100.0, after=50.0, better='higher', min_effect=0.03)
+    assert r['verdict'] == 'both', r['reason']
+    assert verdict.tolerance(-0.5, 0.03) == pytest.approx(2 ** 0.25 - 1)     # 18.9%
+    assert verdict.tolerance(-0.05, 0.03) == 0.03                          # min_effect
+
+
 def test_a_latency_that_rose_with_the_new_build_is_software():
     '''better: lower -- the worse side is up.'''
     old, new = rounds(50, 75, 0.02, 4)
