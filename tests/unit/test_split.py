@@ -221,3 +221,19 @@ def test_a_build_that_cannot_be_had_is_a_verdict_not_a_crash(tmp_path, monkeypat
     assert all(s['reason'].startswith('cannot rebuild: cannot run spack:') and
                'no-such-spack' in s['reason'] for s in r['series'])
     assert json.loads((tmp_path / 'w' / 'split.json').read_text())['verdict'] == 'cannot rebuild'
+
+
+def test_a_drained_node_is_never_split_on(tmp_path, monkeypatch):
+    '''Both builds at hand, the series' node drained in Slurm (its state as sinfo gives
+    it): "cannot run", naming the node and its state; no job is submitted.'''
+    from mdxbench.post.split import builds
+
+    monkeypatch.setattr(builds, 'obtain', lambda h, dirs, log=print: (tmp_path / h, 'installed'))
+    monkeypatch.setattr(run.jobs, 'submit', lambda *a, **k: pytest.fail('a job was submitted'))
+    inc = {'id': 'x', 'series': [series()]}
+    r = run.split('nscluster', inc, perflog_dirs=[tmp_path / 'perflogs'], out=tmp_path / 'w',
+                  perflogs=tmp_path / 'perflogs' / 'split', min_effect=0.03,
+                  slurm_states={'mdxnode1': 'drained', 'mdxnode2': 'idle'})
+    assert r['verdict'] == 'cannot run' and r['jobs'] == {}, r
+    assert r['series'][0]['reason'] == ('cannot run: mdxnode1 is drained in Slurm: a split '
+                                        'never runs on a drained or failing node'), r['series']
