@@ -256,8 +256,11 @@ def _cycle(opts, log):
         if not store.last_cycle['site_written']:
             if res.unchanged:       # an incident told now: its state changed on the pages
                 df, _ = history(opts, es_ok, log)
+            # the change points found above drawn on the trend page, not found again
+            # (after an unchanged cycle the records are read again, and so are they)
             publish.write(site, opts.system, state, store.last_cycle, df, evs,
-                          list(store.sensitivity.values()))
+                          list(store.sensitivity.values()),
+                          change_points=None if res.unchanged else cps)
             store.last_cycle['site_written'] = True
             store.save()
             if not opts.site and not opts.state:      # the default layout: all systems

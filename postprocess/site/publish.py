@@ -287,13 +287,16 @@ def series_charts(df, inc, events):
     return out
 
 
-def write(site, system, incidents, last_cycle, df, events=(), sensitivity=()):
-    '''Write the whole site of ``system`` into ``site``; the paths of its pages.'''
+def write(site, system, incidents, last_cycle, df, events=(), sensitivity=(),
+          change_points=None):
+    '''Write the whole site of ``system`` into ``site``; the paths of its pages.
+    ``change_points``: the cycle's on the same records (the trend page draws them instead
+    of finding them again).'''
     site = pathlib.Path(site)
     site.mkdir(parents=True, exist_ok=True)
     write_plotly(site)
     evs = events_store.timed(events)
-    report.write(df, site / 'report', list(sensitivity))
+    report.write(df, site / 'report', list(sensitivity), change_points)
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
     ncharts = df.select(changes.SERIES).unique().height if df.height else 0
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,

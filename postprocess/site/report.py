@@ -343,7 +343,9 @@ window.addEventListener('load', function () {{
 '''
 
 
-def write(df, outdir, sensitivity=None):
+def write(df, outdir, sensitivity=None, change_points=None):
+    '''The report's pages in ``outdir``: the papers' tables, figures and the trend page
+    (``change_points``: a cycle's, for the trend page; None: found there).'''
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     from mdxbench.post.store import events as _events
@@ -351,7 +353,8 @@ def write(df, outdir, sensitivity=None):
 
     tables = build_tables(df)
     figs = figures(df, outdir)
-    ncharts, cps = trends.write(df, outdir / 'trends.html', _events.load(), sensitivity)
+    ncharts, cps = trends.write(df, outdir / 'trends.html', _events.load(), sensitivity,
+                                change_points)
     fig_html = '\n'.join(f'<figure><img src="{n}" alt="{html.escape(c)}" width="540">'
                          f'<figcaption>{html.escape(c)}</figcaption></figure>' for n, c in figs) \
         or '<p>No series to plot yet.</p>'

@@ -122,16 +122,18 @@ change points (orange), the reference and its tolerance band (green) where one a
 '''
 
 
-def write(df, path, events=(), sensitivity=None):
+def write(df, path, events=(), sensitivity=None, change_points=None):
     '''Write the trend page for the records of ``df`` to ``path``; returns the number of
-    charts and the change points found. ``sensitivity``: the series' minimum detectable
-    effects (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index.'''
+    charts and the change points. ``sensitivity``: the series' minimum detectable
+    effects (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index.
+    ``change_points``: those a cycle already found on the same records and events
+    (:func:`changes.find`), drawn as they are; None: found here.'''
     from mdxbench.post.site import text
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
     evs = events_store.timed(events)
-    cps = changes.find(df, evs)
+    cps = changes.find(df, evs) if change_points is None else list(change_points)
     by_series = {}
     for c in cps:
         by_series.setdefault(tuple(c[k] for k in changes.SERIES), []).append(c)

@@ -51,6 +51,10 @@ def test_a_slowdown_is_one_incident_told_once(slowed, capsys):
     state = json.loads((slowed / 'state' / 'incidents.json').read_text())
     assert [h['state'] for h in state['incidents'][inc['id']]['history']] == ['new', 'open']
     assert state['last_cycle']['reframe_exit'] is None          # no --run: no ReFrame
+    # the trend page draws the cycle's change points (handed over, not found again)
+    trends = (slowed / 'state' / 'site' / 'report' / 'trends.html').read_text()
+    assert trends.count('class="regression"') >= 2, 'the two slowed series listed'
+    assert re.search(r'regression \+\d+\.\d%</span> since \S+ \(run 25\)', trends)
 
     # nothing new: nobody told, no incident changed
     assert cycle(slowed, *notify) == 0
