@@ -194,6 +194,12 @@ def _fmt(e):
     return f"{e['estimate']:+.1%} ({e['low']:+.1%} to {e['high']:+.1%})"
 
 
+def _worse_side(r):
+    '''The tolerance as a change on the series' worse side: a fall where higher is better
+    (a quarter of a 96% fall on the log scale is a fall of 56%, not a rise of 126%).'''
+    return -r['tolerance'] / (1 + r['tolerance']) if r['better'] == 'higher' else r['tolerance']
+
+
 def reason(r):
     '''One sentence for people: the verdict and the two effects that made it.'''
     soft, syst = r['software'], r['system']
@@ -203,7 +209,7 @@ def reason(r):
             'inconclusive': 'the intervals are too wide to tell'}[r['verdict']]
     return (f"{head}: software (new/old build today) {_fmt(soft)}, {soft['reading']}; "
             f"system (old build today / before) {_fmt(syst)}, {syst['reading']}; "
-            f"regression {r['regression']:+.1%}, tolerance {r['tolerance']:.1%}, "
+            f"regression {r['regression']:+.1%}, tolerance {_worse_side(r):+.1%}, "
             f"{r['rounds']} rounds, {r['confidence']:.0%} intervals")
 
 

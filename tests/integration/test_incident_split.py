@@ -8,10 +8,16 @@ The builds (Spack's ``stream`` package, 20 M elements, one thread: short runs):
 * ``fast``: the package's flags;
 * ``same``: the same code with another hash (``stream_type=double``, the default type said
   explicitly) -- a rebuild without a flag change;
-* ``slow``: built with ``-fsanitize=undefined`` (every array access checked: a deliberately
-  slower build, about half the copy bandwidth on this machine).
-The system change is a CPU quota on the node (50% in 10 ms periods: every STREAM kernel is
-throttled, not only those longer than the quota of a 100 ms period).'''
+* ``slow``: built with ``-O0 -fsanitize=undefined`` (unoptimised, every array access
+  checked: a deliberately slower build, about a quarter of the bandwidth on this machine).
+The system change is a CPU quota on the node (25% in 10 ms periods: every STREAM kernel is
+throttled, not only those longer than the quota of a 100 ms period).
+
+Both changes cost about three quarters: this 2-core machine's namespace nodes drift by
+10-17% between the nightly runs and the split an hour later (seen in CI: the old build
+measured that much lower, a real "system" effect of that size), and a quarter of the
+regression is what the verdict allows an effect that is no cause; halving changes left
+that drift too close to the line.'''
 import functools
 import http.server
 import json
@@ -28,7 +34,7 @@ from test_published_site import chromium
 
 STREAM = 'stream@5.10 +openmp stream_array_size=20000000 ntimes=10'
 BUILDS = {'fast': STREAM, 'same': STREAM + ' stream_type=double',
-          'slow': STREAM + ' cflags="-fsanitize=undefined"'}
+          'slow': STREAM + ' cflags="-O0 -fsanitize=undefined"'}
 NODE = 'mdxnode2'
 CHECK = 'StreamOmp %threads=one-thread'
 RUNS = 5            # each side of the change: the change detector's minimum segment
@@ -36,7 +42,7 @@ RUNS = 5            # each side of the change: the change detector's minimum seg
 
 def _which(spec):
     p = spec['parameters']
-    if p.get('cflags') == ['-fsanitize=undefined']:
+    if p.get('cflags') == ['-O0', '-fsanitize=undefined']:
         return 'slow'
     return 'same' if p.get('stream_type') == 'double' else 'fast' if not p.get('cflags') \
         and p.get('stream_type') == 'none' else None
@@ -94,7 +100,7 @@ def test_split_tells_software_system_or_both(cluster, builds, new_build, quota, 
     assert ev.returncode == 0, ev.stderr
     try:
         if quota:
-            assert run(['bash', 'ci/cluster.sh', 'degrade', NODE, 'cpu', '50', '10']) \
+            assert run(['bash', 'ci/cluster.sh', 'degrade', NODE, 'cpu', '25', '10']) \
                 .returncode == 0
         reframe(work, b[new_build][1], RUNS)
         # 'both' through the cycle itself (--split: each new incident whose binary changed)

@@ -57,6 +57,8 @@ def test_a_small_drift_of_the_node_beside_a_large_regression_is_not_a_second_cau
     assert r['verdict'] == 'both', r['reason']
     assert verdict.tolerance(-0.5, 0.03) == pytest.approx(2 ** 0.25 - 1)     # 18.9%
     assert verdict.tolerance(-0.05, 0.03) == 0.03                          # min_effect
+    # said as a fall where higher is better: a quarter of a 50% fall is a fall of 15.9%
+    assert 'tolerance -15.9%' in r['reason'], r['reason']
 
 
 def test_a_latency_that_rose_with_the_new_build_is_software():
