@@ -41,8 +41,25 @@ def build_parser():
     return ap
 
 
+def parse(argv=None):
+    '''The arguments of ``argv``: what follows the first ``--`` are ReFrame's options
+    (``reframe_args``) of the commands that take them, and the command's own options may
+    come anywhere before it.'''
+    argv = sys.argv[1:] if argv is None else list(argv)
+    tail = []
+    if '--' in argv:
+        argv, tail = argv[:argv.index('--')], argv[argv.index('--') + 1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if tail and not hasattr(args, 'reframe_args'):
+        parser.error(f'{args.cmd} takes no ReFrame options (after --: {" ".join(tail)})')
+    if tail:
+        args.reframe_args = list(args.reframe_args) + tail
+    return args
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     try:
         return args._command(args)
     except esclient.ConfigError as err:

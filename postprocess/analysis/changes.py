@@ -142,26 +142,35 @@ def segment(z, pen, min_size=MIN_SIZE, window=WINDOW):
 
 def series_index(df):
     '''(sorted records, one row per series with ``start`` and ``n``) without a loop over
-    records: the values of series k are ``records['value'][start:start + n]``.'''
-    d = df.filter(pl.col('value').is_not_null()).sort(SERIES + ['time'], nulls_last=True)
+    records: the values of series k are ``records['value'][start:start + n]``. Runs of one
+    series at the same time are in order of value, as in the chunks of :func:`mdxbench.post.analysis.chunked.segment_part`.'''
+    d = df.filter(pl.col('value').is_not_null()).sort(SERIES + ['time', 'value'],
+                                                      nulls_last=True)
     d = d.with_row_index('_row')
     g = d.group_by(SERIES, maintain_order=True).agg(
         pl.col('_row').first().alias('start'), pl.len().alias('n'))
     return d, g
 
 
+def detect_each(values, starts, ns, kw):
+    '''(position of the series, its start, its length, change point) of each series laid
+    out in ``values`` at ``starts``/``ns``.'''
+    for k, (start, n) in enumerate(zip(starts, ns)):
+        for cp in detect(values[start:start + n], **kw):
+            yield k, int(start), int(n), cp
+
+
 def scan(df, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
          min_size=MIN_SIZE):
-    '''Change points of every series of ``df`` (the records table): a list of dicts with
-    the series keys, the detection figures, the run number and ``series_n``.'''
+    '''Change points of every series of ``df`` (the records table, in memory): a list of
+    dicts with the series keys, the detection figures, the run number and ``series_n``.'''
     d, g = series_index(df)
-    values = d['value'].to_numpy()
-    out = []
-    for key, start, n in zip(g.select(SERIES).iter_rows(named=True), g['start'], g['n']):
-        for cp in detect(values[start:start + n], penalty, min_effect, max_pvalue, min_size):
-            out.append(dict(key, **cp, row=int(start) + cp['index'], series_n=int(n),
-                            series_start=int(start)))
-    return d, out
+    kw = dict(penalty=penalty, min_effect=min_effect, max_pvalue=max_pvalue,
+              min_size=min_size)
+    keys = g.select(SERIES).to_dicts()
+    return d, [dict(keys[k], **cp, row=start + cp['index'], series_n=n, series_start=start)
+               for k, start, n, cp in detect_each(d['value'].to_numpy(), g['start'],
+                                                     g['n'], kw)]
 
 
 def verdict(better, effect):
@@ -245,13 +254,22 @@ def sentence(cp):
 SEVERITY = {'regression': 0, 'no-direction': 1, 'improvement': 2}
 
 
-def find(df, events=(), since=None, **kw):
+def find(source, events=(), since=None, nproc=None, **kw):
     '''Explained change points, regressions first, then by size of the change; only
-    those whose first run is at or after ``since`` (a datetime) when given.'''
+    those whose first run is at or after ``since`` (a datetime) when given.
+
+    ``source``: the records table, or Parquet files (a path, a directory, a list), which
+    are scanned in bounded memory by ``nproc`` processes
+    (:mod:`mdxbench.post.analysis.chunked`).'''
     import datetime as dt
 
     evs = events_store.timed(events)
-    d, cps = scan(df, **kw)
+    if isinstance(source, pl.DataFrame):
+        d, cps = scan(source, **kw)
+    else:
+        from mdxbench.post.analysis import chunked
+
+        d, cps = chunked.scan(source, nproc, **kw)
     out = [explain(d, cp, evs) for cp in cps]
     if since is not None:
         out = [cp for cp in out if dt.datetime.fromisoformat(cp['time']) >= since]

@@ -24,39 +24,73 @@ import pathlib
 
 import numpy as np
 
+from mdxbench import REPO_ROOT
 from mdxbench.post.bench import child
 from mdxbench.post.analysis.changes import WINDOW
 
 
-def make_store(path, nseries, runs, seed=11, share=0.01):
-    '''The synthetic store, built with NumPy (no per-record Python).'''
+#: the record whose provenance every generated record carries (a real BabelStream run of a
+#: main job: Spack spec, hash and prefix, command, kernel, suite commit)
+PROVENANCE_FROM = REPO_ROOT / 'tests' / 'fixtures' / 'perflogs' / 'main-job-1' / 'local' / \
+    'debug' / 'BabelStreamOmp.log'
+
+
+def real_meta():
+    '''The ``meta`` (JSON text) of the first record of :data:`PROVENANCE_FROM`.'''
+    from mdxbench.post.store import records
+
+    return records.from_perflogs([PROVENANCE_FROM])['meta'][0]
+
+
+def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, first_run=0):
+    '''The synthetic store: one Parquet file written ``chunk`` series at a time (one row
+    group each, so its writer's memory does not grow with the series), built with NumPy (no
+    per-record Python); every record carries ``meta`` (the real provenance of
+    :func:`real_meta`, or none); runs ``first_run`` to ``runs - 1`` of each series (a later
+    file of the same ``seed`` goes on the same series: the next night's runs). The number of
+    series given a 10% step.'''
     import polars as pl
+    import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
-    n = nseries * runs
-    center = np.repeat(rng.uniform(10, 1000, nseries), runs)
-    vals = center * (1 + 0.02 * rng.standard_normal(n))
+    centers = rng.uniform(10, 1000, nseries)
     step_at = rng.integers(runs // 4, 3 * runs // 4, nseries)
     stepped = rng.random(nseries) < share
-    run = np.tile(np.arange(runs), nseries)
-    sid = np.repeat(np.arange(nseries), runs)
-    vals = np.where(stepped[sid] & (run >= step_at[sid]), vals * 0.9, vals)
-    t0 = np.datetime64('2025-01-01T00:00:00', 'us')
-    times = t0 + (run * 86400 + sid % 3600).astype('timedelta64[s]')
     systems = np.array(['mdx2', 'laurel', 'aws-pcluster', 'local'])
-    df = pl.DataFrame({
-        'time': times, 'system': systems[sid % 4], 'partition': 'p', 'environ': 'spack',
-        'check': pl.Series([f'Check{s // 8} %param={s % 8}' for s in range(nseries)])
-        .gather(sid),
-        'perf_var': 'value', 'value': vals, 'unit': 'GB/s', 'better': 'higher',
-        'ref': None, 'result': 'pass', 'jobid': pl.Series(np.arange(n)).cast(pl.Utf8),
-        'nodes': 'n1', 'tags': 'memory', 'params': '{}', 'meta': '{}'})
-    df.with_columns(pl.col('time').dt.replace_time_zone('UTC')).write_parquet(path)
+    nodes = np.array([f'node{i:04d}' for i in range(1000)])
+    t0 = np.datetime64('2025-01-01T00:00:00', 'us')
+    writer = None
+    try:
+        for lo in range(0, nseries, chunk):
+            hi = min(lo + chunk, nseries)
+            n = (hi - lo) * (runs - first_run)
+            sid = np.repeat(np.arange(lo, hi), runs - first_run)
+            run = np.tile(np.arange(first_run, runs), hi - lo)
+            vals = centers[sid] * (1 + 0.02 * rng.standard_normal(n))
+            vals = np.where(stepped[sid] & (run >= step_at[sid]), vals * 0.9, vals)
+            times = t0 + (run * 86400 + sid % 3600).astype('timedelta64[s]')
+            df = pl.DataFrame({
+                'time': times, 'system': systems[sid % 4], 'partition': 'p',
+                'environ': 'spack',
+                'check': pl.Series([f'Check{s // 8} %param={s % 8}' for s in range(lo, hi)])
+                .gather(sid - lo),
+                'perf_var': 'value', 'value': vals, 'unit': 'GB/s', 'better': 'higher',
+                'ref': None, 'result': 'pass',
+                'jobid': pl.Series(sid.astype(np.int64) * runs + run).cast(pl.Utf8),
+                'nodes': nodes[sid % len(nodes)],
+                'tags': 'memory', 'params': '{}', 'meta': meta,
+            }).with_columns(pl.col('time').dt.replace_time_zone('UTC')).to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(str(path), df.schema)
+            writer.write_table(df)
+    finally:
+        if writer is not None:
+            writer.close()
     return int(stepped.sum())
 
 
 def _child(path, mode, naive_series):
-    code = f'''
+    code = child.PEAK + f'''
 import json, resource, time
 t0 = time.perf_counter()
 from mdxbench.post.analysis import changes
@@ -79,7 +113,7 @@ else:
         found += len(changes.detect(vals))
     out = {{'found': found, 'series': keys.height}}
 out.update(seconds=time.perf_counter() - t0,
-           peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+           peak_mib=peak_mib())
 print(json.dumps(out))
 '''
     return child.run(code, f'bench child ({mode})')

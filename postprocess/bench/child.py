@@ -11,3 +11,14 @@ def run(code, what='bench child'):
     if res.returncode:
         raise RuntimeError(f'{what} failed: {res.stderr[-2000:]}')
     return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+#: Python for a child's code: ``peak_mib()``, this process's peak resident memory since it
+#: began (Linux's VmHWM, reset by exec; ``ru_maxrss`` keeps the high mark of the process
+#: that forked it, so a child of a large parent reported the parent's peak)
+PEAK = '''
+def peak_mib():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmHWM:'):
+            return int(line.split()[1]) / 1024
+'''

@@ -4,12 +4,12 @@ the same records, in one run (figures printed, not a timed test). Targets: <= 10
 <= 2 GiB.
 '''
 import datetime as dt
-import json
 import pathlib
 import random
-import subprocess
-import sys
 import tempfile
+
+from mdxbench.post.bench import child
+
 
 def make_store(path, nrecords, seed=7):
     '''A Parquet store of nrecords: 1,000 series (systems x checks x perf vars) of runs.'''
@@ -51,7 +51,7 @@ def make_store(path, nrecords, seed=7):
 
 def _scan_child(path, mode):
     '''Run in a child process so that its peak memory is its own.'''
-    code = f'''
+    code = child.PEAK + f'''
 import resource, time, json, statistics, sys
 t0 = time.perf_counter()
 if {mode!r} == 'polars':
@@ -77,10 +77,9 @@ else:
         if -eff >= 0.05 and (mad == 0 or -(statistics.median(new) - med) / (1.4826 * mad) >= 3):
             n += 1
 print(json.dumps({{'seconds': time.perf_counter() - t0, 'regressions': n,
-                  'peak_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  'peak_mib': peak_mib()}}))
 '''
-    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return child.run(code, f'bench child ({mode})')
 
 
 def bench_regress(nrecords):

@@ -183,7 +183,7 @@ def drop(es, prefix):
 
 
 def _child(url, prefix, base, mode):
-    code = f'''
+    code = child.PEAK + f'''
 import json, resource, time
 from mdxbench.post.store import esclient, history, records
 t0 = time.perf_counter()
@@ -212,7 +212,7 @@ else:
     df = copy.load()
     out = {{'records': df.height, 'read': rep.new_records, 'line': rep.line(copy.url, copy.root)}}
 out.update(seconds=time.perf_counter() - t0,
-           peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+           peak_mib=peak_mib())
 print(json.dumps(out))
 '''
     return child.run(code, 'bench child')

@@ -1,5 +1,4 @@
 '''``mdxbench accept``: one job per node running every acceptance check, verdicts.'''
-import argparse
 import pathlib
 import subprocess
 import sys
@@ -43,7 +42,7 @@ def add_arguments(p):
     p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
     p.add_argument('--dry-run', action='store_true',
                    help='print the nodes and job counts (ours and --distribute\'s), submit nothing')
-    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+    p.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
                    help='after --: options for ReFrame in each job (e.g. -n, -S)')
 
 

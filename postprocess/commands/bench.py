@@ -1,6 +1,5 @@
 '''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
-import argparse
 import os
 
 from mdxbench.post.commands import options
@@ -20,6 +19,8 @@ def add_arguments(p):
     p.add_argument('--series', type=int, default=10000, help='changes, store: series in '
                    'the store')
     p.add_argument('--runs', type=int, default=365, help='changes, store: runs per series')
+    p.add_argument('--scales', default='1,3,10', help='cycle: multiples of --series measured '
+                   '(default 1,3,10)')
     p.add_argument('--naive-series', type=int, default=200,
                    help='changes: series the one-at-a-time baseline is timed on')
     p.add_argument('--trials', type=int, default=None,
@@ -31,7 +32,7 @@ def add_arguments(p):
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
     options.es_url(p, 'ingest: ')
-    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+    p.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
                    help='accept: after --, the ReFrame options of every run (default: '
                    'short runs of the acceptance checks)')
 
@@ -62,7 +63,8 @@ def run(args):
     if args.what == 'cycle':
         from mdxbench.post.bench import cycle
 
-        return cycle.main(series=args.series, runs=args.runs)
+        return cycle.main(series=args.series, runs=args.runs,
+                          scales=cycle.scales(args.scales))
     if args.what == 'store':
         from mdxbench.post.bench import store
         from mdxbench.post.store import esclient

@@ -1,5 +1,4 @@
 '''``mdxbench cycle``: one cycle of the operator's loop for one system.'''
-import argparse
 import pathlib
 
 from mdxbench.post.commands import options
@@ -42,7 +41,7 @@ def add_arguments(p):
     p.add_argument('--site', help='directory of the published site (default: '
                    '<cycle state>/site)')
     p.add_argument('--json', help='write the cycle\'s record here')
-    p.add_argument('reframe_args', nargs=argparse.REMAINDER,
+    p.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
                    help='after --: options for ReFrame with --run (e.g. -t acceptance)')
 
 

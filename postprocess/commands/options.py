@@ -59,5 +59,6 @@ def since(value, option='--since'):
 
 
 def reframe_args(values):
-    '''The options after ``--`` (argparse's REMAINDER keeps the ``--`` itself).'''
+    '''ReFrame's options: those after ``--`` (:func:`mdxbench.post.cli.parse`; a ``--``
+    left first is dropped).'''
     return values[1:] if values[:1] == ['--'] else list(values)

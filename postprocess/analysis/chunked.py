@@ -1,0 +1,273 @@
+'''Change points of a history kept as Parquet files, in memory bounded by a chunk, not by
+the history (:func:`mdxbench.post.analysis.changes.find` given file paths).
+
+The history copy (:mod:`mdxbench.post.store.history`) and ``mdxbench export`` keep the
+records as Parquet files. A year of nightly runs of 100,000 series is 36.5 M records;
+held as one table with its provenance that is tens of GiB. The scan reads instead:
+
+1. **Route** (all processes, a share of the files' row groups each): of each row group
+   only the series keys, time and value; each record gets a series number, a 64-bit hash
+   of its keys (:func:`series_hash`; no table of the keys over the whole history), and is
+   appended to a temporary Parquet file of its chunk (series number modulo the number of
+   chunks, sized for about :data:`CHUNK_ROWS` records each).
+2. **Segment** (all processes, one chunk at a time each): the chunk sorted by series and
+   time, each series segmented by :func:`~mdxbench.post.analysis.changes.detect`.
+3. **Explain** (this process): the records of the series that changed, without their
+   provenance, then the provenance (``meta``) of the runs either side of each change point
+   only.
+
+A row group is read with PyArrow one at a time: Polars' streaming sinks (a partitioned or
+a single Parquet sink) were measured to grow with the history here (1.1 GiB at 36.5 M
+records against 0.5 GiB at 3.65 M), reading row groups one by one did not (0.33 against
+0.30 GiB).
+'''
+import concurrent.futures
+import multiprocessing
+import pathlib
+import tempfile
+
+import numpy as np
+import polars as pl
+
+from mdxbench.post.analysis.changes import SERIES, detect_each, series_index
+from mdxbench.post.store import records
+
+#: records per chunk: 2 M records of (series number, time, value) are about 48 MB, sorted
+#: in a worker beside their copy
+CHUNK_ROWS = 2_000_000
+
+#: the columns :func:`~mdxbench.post.analysis.changes.explain` reads besides ``meta``
+EXPLAIN = ['time', 'value', 'jobid', 'nodes']
+#: the columns read of every record: series keys, what explains, and what
+#: :func:`mdxbench.post.store.records.from_parquet` renames or leaves out by
+READ = SERIES + EXPLAIN + ['tags', 'params']
+
+
+def workers():
+    '''Processes of the scan: the cores this process may use.'''
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else \
+        (os.cpu_count() or 1)
+
+
+def series_hash():
+    '''A record's series number: a 64-bit hash of its series keys. Two of 100,000 series
+    share one with a chance near 3e-10; :func:`scan` then fails, naming it, rather than
+    merge them.'''
+    return pl.struct(SERIES).hash(seed=7)
+
+
+def files(source):
+    '''The Parquet files of ``source``: a path, a directory (its ``*.parquet``, recursively)
+    or a list of those.'''
+    out = []
+    for p in ([source] if isinstance(source, (str, pathlib.Path)) else source):
+        p = pathlib.Path(p)
+        out.extend(sorted(p.rglob('*.parquet')) if p.is_dir() else [p])
+    return [str(p) for p in out]
+
+
+def _present(path, names):
+    import pyarrow.parquet as pq
+
+    have = set(pq.read_schema(path).names)
+    return [n for n in names if n in have]
+
+
+def _with_missing(df, names):
+    '''A file written before a column existed reads it as null (as ``records.from_parquet``).'''
+    return df.with_columns(pl.lit(None, dtype=pl.Utf8).alias(n)
+                           for n in names if n not in df.collect_schema().names())
+
+
+def _records(table, where=None):
+    '''The records of an Arrow table of :data:`READ` columns as
+    :func:`mdxbench.post.store.records.from_parquet` gives them (current names, no split
+    runs), with a value, matching ``where`` (a Polars expression) when given; ``_at`` the
+    place of each in ``table``, ``_sid`` its series number.'''
+    d = _with_missing(pl.from_arrow(table), READ).with_row_index('_at')
+    d = records.nightly(records.with_current_names(d)).filter(pl.col('value').is_not_null())
+    if where is not None:
+        d = d.filter(where)
+    return d.with_columns(series_hash().alias('_sid'))
+
+
+def _route(task):
+    '''Append each record of the task's row groups to the file of its chunk:
+    ``<out>/<chunk>/<tag>.parquet``.'''
+    import pyarrow.parquet as pq
+
+    groups, chunks, out, tag, where = task
+    writers = {}
+    try:
+        for path, group in groups:
+            f = pq.ParquetFile(path)
+            d = _records(f.read_row_group(group, columns=_present(path, READ)), where) \
+                .select('_sid', 'time', 'value')
+            d = d.with_columns((pl.col('_sid') % chunks).alias('_chunk'))
+            for (k,), part in d.partition_by('_chunk', as_dict=True,
+                                             include_key=False).items():
+                table = part.to_arrow()
+                if k not in writers:
+                    (pathlib.Path(out) / str(k)).mkdir(exist_ok=True)
+                    writers[k] = pq.ParquetWriter(str(pathlib.Path(out) / str(k) /
+                                                      f'{tag}.parquet'), table.schema)
+                writers[k].write_table(table)
+    finally:
+        for w in writers.values():
+            w.close()
+
+
+def segment_part(part, kw, context=3):
+    '''Change points of one chunk: ``part`` a table or the directory of its Parquet files,
+    with ``_sid``, time, value; (series number, change point, series length, the times of
+    the ``context`` runs either side) each.'''
+    if not isinstance(part, pl.DataFrame):
+        part = pl.read_parquet(pathlib.Path(part) / '*.parquet')
+    # runs at the same time in value order, as changes.series_index lays them out
+    part = part.sort(['_sid', 'time', 'value'], nulls_last=True)
+    sids = part['_sid'].to_numpy()
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(sids)) + 1]).astype(int) \
+        if len(sids) else np.array([], dtype=int)
+    ns = np.diff(np.concatenate([starts, [len(sids)]]))
+    times = part['time']
+    return [(int(sids[start]), cp, n, times[start + max(0, cp['index'] - context):
+                                            start + min(n, cp['index'] + context)].to_list())
+            for _, start, n, cp in detect_each(part['value'].to_numpy(), starts, ns, kw)]
+
+
+def _shares(groups, nproc):
+    '''The row groups ``(path, group, rows)`` in ``nproc`` contiguous shares of about equal
+    records.'''
+    total = sum(r for _, _, r in groups)
+    shares, acc = [[] for _ in range(nproc)], 0
+    for path, group, rows in groups:
+        shares[min(nproc - 1, acc * nproc // max(total, 1))].append((path, group))
+        acc += rows
+    return [s for s in shares if s]
+
+
+def row_groups(paths):
+    '''(path, row group, records) of each row group of the files.'''
+    import pyarrow.parquet as pq
+
+    out = []
+    for p in paths:
+        meta = pq.ParquetFile(p).metadata
+        out.extend((p, g, meta.row_group(g).num_rows) for g in range(meta.num_row_groups))
+    return out
+
+
+class _pool:
+    '''``nproc`` spawned processes (Polars' threads do not survive a fork), or None for
+    one.'''
+    def __init__(self, nproc):
+        self.nproc, self.pool = nproc, None
+
+    def __enter__(self):
+        if self.nproc > 1:
+            self.pool = concurrent.futures.ProcessPoolExecutor(
+                self.nproc, mp_context=multiprocessing.get_context('spawn'))
+        return self.pool
+
+    def __exit__(self, *exc):
+        if self.pool:
+            self.pool.shutdown()
+
+
+def locate(groups, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw):
+    '''(series number, change point, series length, context times) of every series in the
+    row groups ``groups`` (:func:`row_groups`), routed and segmented by ``pool`` (or this
+    process) in ``nproc`` shares, of the records ``where`` selects (a Polars expression). A
+    history of one chunk is segmented in this process.'''
+    import pyarrow.parquet as pq
+
+    total = sum(r for _, _, r in groups)
+    if total <= chunk_rows:
+        paths = list(dict.fromkeys(p for p, _, _ in groups))
+        whole = pl.concat([_records(pq.read_table(p, columns=_present(p, READ)), where)
+                           .select('_sid', 'time', 'value') for p in paths],
+                          how='vertical_relaxed') if paths else pl.DataFrame({'_sid': [], 'time': [], 'value': []})
+        return segment_part(whole, kw, context)
+    chunks = -(-total // chunk_rows)
+    run = pool.map if pool else map
+    with tempfile.TemporaryDirectory(prefix='mdxbench-scan-') as tmp:
+        list(run(_route, [(share, chunks, tmp, i, where)
+                          for i, share in enumerate(_shares(groups, nproc))]))
+        parts = sorted(pathlib.Path(tmp).iterdir())
+        return [f for got in run(segment_part, parts, [kw] * len(parts),
+                                 [context] * len(parts)) for f in got]
+
+
+def _gather(task):
+    '''The records of the series ``sids`` in the task's row groups (series keys and
+    :data:`EXPLAIN` columns), with ``meta`` on those at the (series number, time) pairs
+    ``near`` (null on the others), read one row group at a time.'''
+    import pyarrow.parquet as pq
+
+    groups, sids, near, where = task
+    want = pl.Series(sids, dtype=pl.UInt64)
+    near = pl.DataFrame(near, schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC')},
+                        orient='row')
+    out, files = [], {}
+    try:
+        for path, group in groups:
+            if path not in files:
+                files[path] = (pq.ParquetFile(path),
+                               pq.ParquetFile(path, read_dictionary=['meta']))
+            f, fmeta = files[path]
+            table = f.read_row_group(group, columns=_present(path, READ))
+            rows = _records(table, where).filter(pl.col('_sid').is_in(want.implode()))['_at']
+            if not rows.len():
+                continue
+            # taken in Arrow, which copies them: a Polars filter would keep views into
+            # the whole row group's strings alive
+            d = _records(table.take(rows.to_arrow()), where).with_columns(
+                pl.Series('_at', rows, dtype=pl.UInt32))
+            at = d.join(near, on=['_sid', 'time'], how='semi')['_at']
+            if at.len() and 'meta' in f.schema_arrow.names:
+                # the rows taken in Arrow, before Polars copies the column
+                meta = fmeta.read_row_group(group, columns=['meta']).column('meta') \
+                    .take(at.to_arrow())
+                d = d.join(pl.DataFrame({'_at': at, 'meta': pl.from_arrow(meta).cast(pl.Utf8)}),
+                           on='_at', how='left', maintain_order='left')
+            else:
+                d = d.with_columns(pl.lit(None, dtype=pl.Utf8).alias('meta'))
+            out.append(d.drop('_at'))
+    finally:
+        for f, fmeta in files.values():
+            f.close()
+            fmeta.close()
+    return out
+
+
+def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw):
+    '''As :func:`mdxbench.post.analysis.changes.scan` for the Parquet files of ``source``:
+    (the records of the series that changed, laid out by ``series_index``, with ``meta``
+    on the ``context`` runs either side of each change point; the change points). ``where``
+    (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.'''
+    paths = files(source)
+    groups = row_groups(paths)
+    nproc = nproc or workers()
+    with _pool(nproc) as pool:
+        found = locate(groups, pool, nproc, chunk_rows, context, where, **kw)
+        if not found:
+            return None, []
+        sids = sorted({f[0] for f in found})
+        near = sorted({(f[0], t) for f in found for t in f[3]})
+        tasks = [(share, sids, near, where) for share in _shares(groups, nproc)]
+        parts = [p for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
+                 for p in got]
+    d, g = series_index(pl.concat(parts, how='vertical_relaxed'))
+    g = g.join(d.group_by(SERIES).agg(pl.col('_sid').first()), on=SERIES, nulls_equal=True)
+    if g['_sid'].n_unique() != g.height:
+        raise RuntimeError(f'changes: two series share a series hash in {", ".join(paths)}: '
+                           'scan them as one table (changes.find of a DataFrame)')
+    series = {r['_sid']: r for r in g.iter_rows(named=True)}
+    cps = []
+    for sid, cp, n, _ in found:
+        s0 = series[sid]['start']
+        cps.append(dict({k: series[sid][k] for k in SERIES}, **cp, row=s0 + cp['index'],
+                        series_n=n, series_start=s0))
+    return d, cps
