@@ -93,19 +93,38 @@ def _records(table, where=None):
     return d.with_columns(series_hash().alias('_sid'))
 
 
+def _locator(fi, group):
+    '''A record's place in the history as one 64-bit number: file (16 bits), row group
+    (24), row (24).'''
+    return (pl.lit(fi, pl.UInt64) * 2 ** 48 + pl.lit(group, pl.UInt64) * 2 ** 24
+            + pl.col('_at').cast(pl.UInt64)).alias('_loc')
+
+
+def _place(loc):
+    loc = int(loc)
+    return loc >> 48, (loc >> 24) & 0xFFFFFF, loc & 0xFFFFFF
+
+
+def _narrow(paths, fi, group, where):
+    '''(series number, time, value, place) of one row group's records.'''
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(paths[fi]) as f:
+        table = f.read_row_group(group, columns=_present(paths[fi], READ))
+    return _records(table, where).select('_sid', 'time', 'value', _locator(fi, group))
+
+
 def _route(task):
     '''Append each record of the task's row groups to the file of its chunk:
     ``<out>/<chunk>/<tag>.parquet``.'''
     import pyarrow.parquet as pq
 
-    groups, chunks, out, tag, where = task
+    paths, groups, chunks, out, tag, where = task
     writers = {}
     try:
-        for path, group in groups:
-            f = pq.ParquetFile(path)
-            d = _records(f.read_row_group(group, columns=_present(path, READ)), where) \
-                .select('_sid', 'time', 'value')
-            d = d.with_columns((pl.col('_sid') % chunks).alias('_chunk'))
+        for fi, group in groups:
+            d = _narrow(paths, fi, group, where).with_columns(
+                (pl.col('_sid') % chunks).alias('_chunk'))
             for (k,), part in d.partition_by('_chunk', as_dict=True,
                                              include_key=False).items():
                 table = part.to_arrow()
@@ -119,10 +138,10 @@ def _route(task):
             w.close()
 
 
-def segment_part(part, kw, context=3):
+def segment_part(part, kw):
     '''Change points of one chunk: ``part`` a table or the directory of its Parquet files,
-    with ``_sid``, time, value; (series number, change point, series length, the times of
-    the ``context`` runs either side) each.'''
+    with ``_sid``, time, value, ``_loc``; (series number, change point, the places of the
+    series' runs in order) each.'''
     if not isinstance(part, pl.DataFrame):
         part = pl.read_parquet(pathlib.Path(part) / '*.parquet')
     # runs at the same time in value order, as changes.series_index lays them out
@@ -131,31 +150,29 @@ def segment_part(part, kw, context=3):
     starts = np.concatenate([[0], np.flatnonzero(np.diff(sids)) + 1]).astype(int) \
         if len(sids) else np.array([], dtype=int)
     ns = np.diff(np.concatenate([starts, [len(sids)]]))
-    times = part['time']
-    return [(int(sids[start]), cp, n, times[start + max(0, cp['index'] - context):
-                                            start + min(n, cp['index'] + context)].to_list())
+    locs = part['_loc'].to_numpy()
+    return [(int(sids[start]), cp, locs[start:start + n].copy())
             for _, start, n, cp in detect_each(part['value'].to_numpy(), starts, ns, kw)]
 
 
-def _shares(groups, nproc):
-    '''The row groups ``(path, group, rows)`` in ``nproc`` contiguous shares of about equal
-    records.'''
-    total = sum(r for _, _, r in groups)
+def _shares(items, nproc, weight=lambda item: 1):
+    '''``items`` in ``nproc`` contiguous shares of about equal weight.'''
+    total = sum(weight(i) for i in items)
     shares, acc = [[] for _ in range(nproc)], 0
-    for path, group, rows in groups:
-        shares[min(nproc - 1, acc * nproc // max(total, 1))].append((path, group))
-        acc += rows
+    for item in items:
+        shares[min(nproc - 1, acc * nproc // max(total, 1))].append(item)
+        acc += weight(item)
     return [s for s in shares if s]
 
 
 def row_groups(paths):
-    '''(path, row group, records) of each row group of the files.'''
+    '''(file number, row group, records) of each row group of the files ``paths``.'''
     import pyarrow.parquet as pq
 
     out = []
-    for p in paths:
+    for fi, p in enumerate(paths):
         meta = pq.ParquetFile(p).metadata
-        out.extend((p, g, meta.row_group(g).num_rows) for g in range(meta.num_row_groups))
+        out.extend((fi, g, meta.row_group(g).num_rows) for g in range(meta.num_row_groups))
     return out
 
 
@@ -176,69 +193,57 @@ class _pool:
             self.pool.shutdown()
 
 
-def locate(groups, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw):
-    '''(series number, change point, series length, context times) of every series in the
-    row groups ``groups`` (:func:`row_groups`), routed and segmented by ``pool`` (or this
-    process) in ``nproc`` shares, of the records ``where`` selects (a Polars expression). A
-    history of one chunk is segmented in this process.'''
-    import pyarrow.parquet as pq
-
+def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
+    '''(series number, change point, the places of the series' runs) of every series in
+    the Parquet files ``paths``, of the records ``where`` selects (a Polars expression),
+    routed and segmented by ``pool`` (or this process) in ``nproc`` shares. A history of
+    one chunk is segmented in this process.'''
+    groups = row_groups(paths)
+    if len(paths) >= 2 ** 16 or any(g >= 2 ** 24 or r >= 2 ** 24 for _, g, r in groups):
+        raise ValueError('changes: more than 65,536 files, or a file of more than 16 M row '
+                         'groups or rows per group: scan it as one table')
     total = sum(r for _, _, r in groups)
     if total <= chunk_rows:
-        paths = list(dict.fromkeys(p for p, _, _ in groups))
-        whole = pl.concat([_records(pq.read_table(p, columns=_present(p, READ)), where)
-                           .select('_sid', 'time', 'value') for p in paths],
-                          how='vertical_relaxed') if paths else pl.DataFrame({'_sid': [], 'time': [], 'value': []})
-        return segment_part(whole, kw, context)
+        parts = [_narrow(paths, fi, g, where) for fi, g, _ in groups]
+        return segment_part(pl.concat(parts) if parts else pl.DataFrame(
+            schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'),
+                    'value': pl.Float64, '_loc': pl.UInt64}), kw)
     chunks = -(-total // chunk_rows)
     run = pool.map if pool else map
+    shares = _shares([(fi, g) for fi, g, _ in groups], nproc,
+                     weight=dict(((fi, g), r) for fi, g, r in groups).get)
     with tempfile.TemporaryDirectory(prefix='mdxbench-scan-') as tmp:
-        list(run(_route, [(share, chunks, tmp, i, where)
-                          for i, share in enumerate(_shares(groups, nproc))]))
+        list(run(_route, [(paths, share, chunks, tmp, i, where)
+                          for i, share in enumerate(shares)]))
         parts = sorted(pathlib.Path(tmp).iterdir())
-        return [f for got in run(segment_part, parts, [kw] * len(parts),
-                                 [context] * len(parts)) for f in got]
+        return [f for got in run(segment_part, parts, [kw] * len(parts)) for f in got]
 
 
 def _gather(task):
-    '''The records of the series ``sids`` in the task's row groups (series keys and
-    :data:`EXPLAIN` columns), with ``meta`` on those at the (series number, time) pairs
-    ``near`` (null on the others), read one row group at a time.'''
+    '''The records at the places ``want`` (per (file, row group): the rows, and the rows
+    whose ``meta`` is read; ``meta`` null on the others), read one row group at a time.'''
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    groups, sids, near, where = task
-    want = pl.Series(sids, dtype=pl.UInt64)
-    near = pl.DataFrame(near, schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC')},
-                        orient='row')
-    out, files = [], {}
-    try:
-        for path, group in groups:
-            if path not in files:
-                files[path] = (pq.ParquetFile(path),
-                               pq.ParquetFile(path, read_dictionary=['meta']))
-            f, fmeta = files[path]
-            table = f.read_row_group(group, columns=_present(path, READ))
-            rows = _records(table, where).filter(pl.col('_sid').is_in(want.implode()))['_at']
-            if not rows.len():
-                continue
+    paths, want = task
+    out = []
+    for (fi, group), (rows, with_meta) in want:
+        with pq.ParquetFile(paths[fi]) as f:
             # taken in Arrow, which copies them: a Polars filter would keep views into
             # the whole row group's strings alive
-            d = _records(table.take(rows.to_arrow()), where).with_columns(
-                pl.Series('_at', rows, dtype=pl.UInt32))
-            at = d.join(near, on=['_sid', 'time'], how='semi')['_at']
-            if at.len() and 'meta' in f.schema_arrow.names:
-                # the rows taken in Arrow, before Polars copies the column
-                meta = fmeta.read_row_group(group, columns=['meta']).column('meta') \
-                    .take(at.to_arrow())
-                d = d.join(pl.DataFrame({'_at': at, 'meta': pl.from_arrow(meta).cast(pl.Utf8)}),
-                           on='_at', how='left', maintain_order='left')
-            else:
-                d = d.with_columns(pl.lit(None, dtype=pl.Utf8).alias('meta'))
-            out.append(d.drop('_at'))
-    finally:
-        for f, fmeta in files.values():
-            f.close()
-            fmeta.close()
+            table = f.read_row_group(group, columns=_present(paths[fi], READ)).take(
+                pa.array(rows))
+        d = _records(table).with_columns(pl.Series('_at', rows, dtype=pl.UInt32))
+        if with_meta and 'meta' in pq.read_schema(paths[fi]).names:
+            with pq.ParquetFile(paths[fi], read_dictionary=['meta']) as f:
+                meta = f.read_row_group(group, columns=['meta']).column('meta').take(
+                    pa.array(with_meta))
+            d = d.join(pl.DataFrame({'_at': pl.Series(with_meta, dtype=pl.UInt32),
+                                     'meta': pl.from_arrow(meta).cast(pl.Utf8)}),
+                       on='_at', how='left', maintain_order='left')
+        else:
+            d = d.with_columns(pl.lit(None, dtype=pl.Utf8).alias('meta'))
+        out.append(d.drop('_at'))
     return out
 
 
@@ -248,15 +253,21 @@ def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw)
     on the ``context`` runs either side of each change point; the change points). ``where``
     (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.'''
     paths = files(source)
-    groups = row_groups(paths)
     nproc = nproc or workers()
     with _pool(nproc) as pool:
-        found = locate(groups, pool, nproc, chunk_rows, context, where, **kw)
+        found = locate(paths, pool, nproc, chunk_rows, where, **kw)
         if not found:
             return None, []
-        sids = sorted({f[0] for f in found})
-        near = sorted({(f[0], t) for f in found for t in f[3]})
-        tasks = [(share, sids, near, where) for share in _shares(groups, nproc)]
+        rows, metas = {}, {}
+        for _, cp, locs in found:
+            i = cp['index']
+            for j, loc in enumerate(locs):
+                fi, g, r = _place(loc)
+                rows.setdefault((fi, g), set()).add(r)
+                if i - context <= j < i + context:
+                    metas.setdefault((fi, g), set()).add(r)
+        want = [(k, (sorted(v), sorted(metas.get(k, ())))) for k, v in sorted(rows.items())]
+        tasks = [(paths, share) for share in _shares(want, nproc, lambda w: len(w[1][0]))]
         parts = [p for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
                  for p in got]
     d, g = series_index(pl.concat(parts, how='vertical_relaxed'))
@@ -266,8 +277,8 @@ def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw)
                            'scan them as one table (changes.find of a DataFrame)')
     series = {r['_sid']: r for r in g.iter_rows(named=True)}
     cps = []
-    for sid, cp, n, _ in found:
+    for sid, cp, locs in found:
         s0 = series[sid]['start']
         cps.append(dict({k: series[sid][k] for k in SERIES}, **cp, row=s0 + cp['index'],
-                        series_n=n, series_start=s0))
+                        series_n=len(locs), series_start=s0))
     return d, cps

@@ -208,6 +208,9 @@ def with_current_names(df):
     if not {'check', 'params'} <= set(df.columns):
         return df
     for (param, old), new in RENAMED_VALUES.items():
+        if isinstance(df, pl.DataFrame) and not df['check'].str.contains(
+                f' %{param}={old}', literal=True).any():
+            continue        # nothing to rename: the string columns are not rewritten
         df = df.with_columns(
             pl.col('check').str.replace_all(f' %{param}={old}', f' %{param}={new}', literal=True),
             pl.col('params').str.replace_all(json.dumps({param: old})[1:-1],
