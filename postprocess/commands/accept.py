@@ -42,7 +42,7 @@ def add_arguments(p):
     p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
     p.add_argument('--dry-run', action='store_true',
                    help='print the nodes and job counts (ours and --distribute\'s), submit nothing')
-    p.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
+    p.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                    help='after --: options for ReFrame in each job (e.g. -n, -S)')
 
 

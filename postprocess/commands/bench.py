@@ -32,7 +32,7 @@ def add_arguments(p):
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
     options.es_url(p, 'ingest: ')
-    p.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
+    p.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                    help='accept: after --, the ReFrame options of every run (default: '
                    'short runs of the acceptance checks)')
 

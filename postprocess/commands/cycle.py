@@ -41,7 +41,7 @@ def add_arguments(p):
     p.add_argument('--site', help='directory of the published site (default: '
                    '<cycle state>/site)')
     p.add_argument('--json', help='write the cycle\'s record here')
-    p.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
+    p.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                    help='after --: options for ReFrame with --run (e.g. -t acceptance)')
 
 

@@ -30,7 +30,7 @@ def add_arguments(p):
     ins.add_argument('--state', help='state directory of the cycles (default: '
                      '<state>/cycle/<system>); the job\'s output goes there too')
     ins.add_argument('--site', help='directory of the published site (passed to the cycle)')
-    ins.add_argument('reframe_args', nargs='*', metavar='-- REFRAME_OPTION',
+    ins.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                      help='after --: options for ReFrame (e.g. -t acceptance)')
     ls = sub.add_parser('list', help='the cycle entries of your crontab and their next job')
     ls.add_argument('--json', action='store_true', help='as JSON')
