@@ -8,7 +8,8 @@ nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
                                the provenance either side of it
     feed.xml                   the Atom feed of the incidents (:mod:`.feed`)
     report/index.html          the papers' tables with the measured columns, and figures
-    report/trends.html         every series over time (:mod:`.trends`)
+    report/trends.html         the index of every series over time, each chart in
+                               report/trends/<id>.js (:mod:`.trends`)
     plotly.min.js              the charts' library, once
 
 With the default layout (``<state>/cycle/<system>/site``), ``<state>/cycle/index.html``
@@ -59,19 +60,6 @@ def esc(v):
 def page(path, title, system, body, kind, head='', attrs=''):
     path.write_text(PAGE.format(title=esc(title), head=head, style=STYLE, kind=kind,
                                 attrs=attrs, system=esc(system), body=body))
-    return path
-
-
-def write_plotly(site):
-    '''Plotly's JavaScript, written once per version of it.'''
-    import plotly
-    from plotly.offline import get_plotlyjs
-
-    path = site / 'plotly.min.js'
-    stamp = site / '.plotly-version'
-    if not path.exists() or not stamp.exists() or stamp.read_text() != plotly.__version__:
-        path.write_text(get_plotlyjs())
-        stamp.write_text(plotly.__version__)
     return path
 
 
@@ -294,7 +282,7 @@ def write(site, system, incidents, last_cycle, df, events=(), sensitivity=(),
     of finding them again).'''
     site = pathlib.Path(site)
     site.mkdir(parents=True, exist_ok=True)
-    write_plotly(site)
+    trends.write_plotly(site)
     evs = events_store.timed(events)
     report.write(df, site / 'report', list(sensitivity), change_points)
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}

@@ -1,17 +1,25 @@
 '''Trend pages: one chart per series (system, partition, environment, check with its
-parameters, perf variable), in one self-contained offline HTML file (``trends.html`` of
-``mdxbench report``): Plotly's JavaScript is embedded once, since a cluster's login node
-reaches no CDN.
+parameters, perf variable), offline (a cluster's login node reaches no CDN), at any number
+of series, as asv publishes its graphs: ``trends.html`` is an index of the series, drawn
+in the browser from ``trends/index.js`` and filtered there by system, partition, check
+and verdict; a series' chart is drawn when it is opened (a row's link, or
+``trends.html#<id>``), from its own file ``trends/<id>.js``; Plotly's JavaScript is
+``trends/plotly.min.js``, once. The files are scripts, not JSON fetched, so that the page
+works from the disk (``file://``) as well as served. A series' id is a hash of its keys:
+links stay valid from one cycle to the next, and a series whose chart is the same is not
+written again.
 
 Each chart shows the values over time (passed and failed runs marked apart), the recorded
 system events as vertical rules, the change points (``mdxbench changes``) as dashed rules,
 the median of each segment between change points (the baseline the latest runs are held
 to), and the reference with its tolerance band where the records carry one. Hovering a
-point shows its job id, nodes, suite commit and binary. The index at the top lists the
-series, those with a change point first.'''
+point shows its job id, nodes, suite commit and binary. The index lists the series with a
+change point first.'''
 import datetime as dt
+import hashlib
 import html
 import json
+import pathlib
 
 import polars as pl
 
@@ -95,9 +103,29 @@ def chart(series_rows, key, cps, events):
     return fig
 
 
+def write_plotly(directory):
+    '''Plotly's JavaScript in ``directory``, written once per version of it.'''
+    import plotly
+    from plotly.offline import get_plotlyjs
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / 'plotly.min.js'
+    stamp = directory / '.plotly-version'
+    if not path.exists() or not stamp.exists() or stamp.read_text() != plotly.__version__:
+        path.write_text(get_plotlyjs())
+        stamp.write_text(plotly.__version__)
+    return path
+
+
+def series_id(key):
+    '''A series' id in the trend pages: a hash of its keys, the same in every cycle.'''
+    return 's' + hashlib.sha256(json.dumps([key[k] for k in changes.SERIES]).encode()) \
+        .hexdigest()[:16]
+
+
 PAGE = '''<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mdxbench trends</title>
-<script>{plotlyjs}</script>
+<script src="trends/plotly.min.js"></script>
 <style>
 body {{ font-family: sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
@@ -108,30 +136,105 @@ th, td {{ border: 1px solid #999; padding: 0.2em 0.5em; text-align: left; }}
 </style></head>
 <body data-charts="{ncharts}">
 <h1>mdxbench trends</h1>
-<p>{nseries} series, {nrecords} records, {ncps} change points. One chart per series:
+<p>{nseries} series, {nrecords} records, {ncps} change points. Open a series for its chart:
 values over time (failed runs as crosses), recorded events as grey rules, change points as
 dashed rules (red: regression, green: improvement), the median of each segment between
 change points (orange), the reference and its tolerance band (green) where one applies.</p>
-<h2>Series</h2>
+<p><label>system:partition <select id="f-target"><option value="">all</option></select></label>
+<label>verdict <select id="f-verdict"><option value="">all</option>
+<option>regression</option><option>improvement</option><option>no-direction</option>
+<option value="none">no change point</option></select></label>
+<label>check <input id="f-check" size="30" placeholder="part of the name"></label>
+<span id="shown"></span></p>
 <table><thead><tr><th>system:partition</th><th>check</th><th>perf var</th><th>runs</th>
-<th>latest change point</th><th>minimum detectable effect</th></tr></thead><tbody>
-{index}
-</tbody></table>
-{sections}
+<th>latest change point</th><th>minimum detectable effect</th></tr></thead>
+<tbody id="series"></tbody></table>
+<script>
+var ROWS = [], SHOWN = {shown};
+function mdxbenchIndex(rows) {{ ROWS = rows; }}
+function esc(t) {{ var d = document.createElement('div'); d.textContent = t; return d.innerHTML; }}
+function render() {{
+  var tgt = document.getElementById('f-target').value, ver = document.getElementById('f-verdict').value,
+      chk = document.getElementById('f-check').value.toLowerCase(), body = document.getElementById('series'),
+      out = [], n = 0;
+  ROWS.forEach(function (r) {{
+    if ((tgt && r.target !== tgt) || (chk && r.check.toLowerCase().indexOf(chk) < 0)
+        || (ver === 'none' && r.verdict) || (ver && ver !== 'none' && r.verdict !== ver)) return;
+    n += 1;
+    if (n > SHOWN && r.id !== location.hash.slice(1)) return;
+    out.push('<tr id="' + r.id + '"><td>' + esc(r.target) + '</td><td><a href="#' + r.id + '">'
+      + esc(r.check) + '</a></td><td>' + esc(r.perf_var) + '</td><td>' + r.runs + '</td><td>'
+      + (r.verdict ? '<span class="' + r.verdict + '">' + r.verdict + ' ' + r.effect
+         + '</span> since ' + r.since : '&ndash;') + '</td><td>' + esc(r.mde) + '</td></tr>');
+  }});
+  body.innerHTML = out.join('');
+  document.getElementById('shown').textContent = n > SHOWN ?
+    'the first ' + SHOWN + ' of ' + n + ' matching series (filter to see others)' : n + ' matching series';
+  open_(location.hash.slice(1));
+}}
+function mdxbenchChart(id, fig) {{
+  var div = document.getElementById('chart-' + id);
+  if (div) Plotly.newPlot(div, fig.data, fig.layout, {{responsive: true, displaylogo: false}});
+}}
+function open_(id) {{
+  var row = document.getElementById(id);
+  if (!id || !row || document.getElementById('chart-' + id)) return;
+  var tr = document.createElement('tr'), td = document.createElement('td'), div = document.createElement('div');
+  td.colSpan = 6; div.id = 'chart-' + id; div.className = 'chart';
+  td.appendChild(div); tr.appendChild(td); row.parentNode.insertBefore(tr, row.nextSibling);
+  var s = document.createElement('script'); s.src = 'trends/' + id + '.js'; document.head.appendChild(s);
+}}
+window.addEventListener('hashchange', function () {{ open_(location.hash.slice(1)); }});
+</script>
+<script src="trends/index.js"></script>
+<script>
+var targets = [];
+ROWS.forEach(function (r) {{ if (targets.indexOf(r.target) < 0) targets.push(r.target); }});
+targets.forEach(function (t) {{
+  var o = document.createElement('option'); o.textContent = t; document.getElementById('f-target').appendChild(o);
+}});
+['f-target', 'f-verdict', 'f-check'].forEach(function (id) {{
+  document.getElementById(id).addEventListener('input', render);
+}});
+render();
+</script>
 </body></html>
 '''
 
+#: rows of the index drawn at once (the others by filtering): the page opens at any scale
+SHOWN = 500
+
+
+def index_rows(path):
+    '''The index of the trend page ``path`` (its ``trends/index.js``) as a list of dicts.'''
+    text = (pathlib.Path(path).parent / 'trends' / 'index.js').read_text()
+    return json.loads(text[len('mdxbenchIndex('):text.rindex(')')])
+
+
+def _write_if_changed(path, text):
+    '''Write ``text`` to ``path`` unless it holds it already; whether it was written.'''
+    if path.exists() and path.read_text() == text:
+        return False
+    tmp = path.with_name(path.name + '.tmp')
+    tmp.write_text(text)
+    tmp.replace(path)
+    return True
+
 
 def write(df, path, events=(), sensitivity=None, change_points=None):
-    '''Write the trend page for the records of ``df`` to ``path``; returns the number of
-    charts and the change points. ``sensitivity``: the series' minimum detectable
-    effects (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index.
-    ``change_points``: those a cycle already found on the same records and events
-    (:func:`changes.find`), drawn as they are; None: found here.'''
+    '''Write the trend page for the records of ``df`` to ``path`` and its series' files
+    beside it (``trends/``); returns the number of charts and the change points. The files
+    of series whose chart did not change are not written again; those of series no longer
+    in the records are removed. ``sensitivity``: the series' minimum detectable effects
+    (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index. ``change_points``:
+    those a cycle already found on the same records and events (:func:`changes.find`),
+    drawn as they are; None: found here.'''
     from mdxbench.post.site import text
     import plotly.io as pio
-    from plotly.offline import get_plotlyjs
 
+    path = pathlib.Path(path)
+    charts = path.parent / 'trends'
+    write_plotly(charts)
     evs = events_store.timed(events)
     cps = changes.find(df, evs) if change_points is None else list(change_points)
     by_series = {}
@@ -141,42 +244,35 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
     d, g = changes.series_index(df)
     mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
     entries = []
-    for i, (key, start, n) in enumerate(zip(g.select(changes.SERIES).iter_rows(named=True),
-                                            g['start'], g['n'])):
+    for key, start, n in zip(g.select(changes.SERIES).iter_rows(named=True), g['start'],
+                             g['n']):
         k = tuple(key[f] for f in changes.SERIES)
-        scps = sorted(by_series.get(k, []), key=lambda c: c['run'])
-        entries.append((key, start, n, scps, f'series-{i}'))
+        entries.append((key, start, n, sorted(by_series.get(k, []), key=lambda c: c['run'])))
     entries.sort(key=lambda e: (not e[3], e[0]['system'], e[0]['partition'], e[0]['check'],
                                 e[0]['perf_var']))
 
-    index, sections, current = [], [], None
-    for key, start, n, scps, anchor in entries:
+    index, written = [], set()
+    for key, start, n, scps in entries:
         k = tuple(key[f] for f in changes.SERIES)
+        ident = series_id(key)
         rows = d.slice(start, n).to_dicts()
         sevs = [e for e in evs if e['system'] == key['system']
                 and e.get('partition') in (None, key['partition'])
                 and rows[0]['time'] <= e['_time'] <= rows[-1]['time']]
         last = scps[-1] if scps else None
-        index.append(
-            f'<tr><td>{html.escape(key["system"])}:{html.escape(key["partition"])}</td>'
-            f'<td><a href="#{anchor}">{html.escape(key["check"])}</a></td>'
-            f'<td>{html.escape(key["perf_var"])}</td><td>{n}</td><td>'
-            + (f'<span class="{last["verdict"]}">{last["verdict"]} {last["effect"]:+.1%}</span>'
-               f' since {last["time"][:10]} (run {last["run"]})' if last else '&ndash;')
-            + '</td><td>' + html.escape(text.mde(mdes[k]) if k in mdes else 'not computed')
-            + '</td></tr>')
-        target = f'{key["system"]}:{key["partition"]}'
-        if target != current:
-            sections.append(f'<h2>{html.escape(target)}</h2>')
-            current = target
-        fig = chart(rows, key, scps, sevs)
-        sections.append(f'<div class="chart" id="{anchor}">'
-                        + pio.to_html(fig, full_html=False, include_plotlyjs=False,
-                                      div_id=f'{anchor}-plot', config={'responsive': True, 'displaylogo': False})
-                        + '</div>')
-
-    page = PAGE.format(plotlyjs=get_plotlyjs(), ncharts=len(entries), nseries=len(entries),
-                       nrecords=d.height, ncps=len(cps), index='\n'.join(index),
-                       sections='\n'.join(sections))
-    path.write_text(page)
+        index.append({'id': ident, 'target': f"{key['system']}:{key['partition']}",
+                      'check': key['check'], 'perf_var': key['perf_var'], 'runs': n,
+                      'verdict': last['verdict'] if last else None,
+                      'effect': f"{last['effect']:+.1%}" if last else None,
+                      'since': f"{last['time'][:10]} (run {last['run']})" if last else None,
+                      'mde': text.mde(mdes[k]) if k in mdes else 'not computed'})
+        fig = pio.to_json(chart(rows, key, scps, sevs), pretty=False)
+        _write_if_changed(charts / f'{ident}.js', f'mdxbenchChart({json.dumps(ident)}, {fig});\n')
+        written.add(f'{ident}.js')
+    for old in charts.glob('s*.js'):
+        if old.name not in written:
+            old.unlink()
+    _write_if_changed(charts / 'index.js', 'mdxbenchIndex(' + json.dumps(index) + ');\n')
+    _write_if_changed(path, PAGE.format(ncharts=len(entries), nseries=len(entries),
+                                        nrecords=d.height, ncps=len(cps), shown=SHOWN))
     return len(entries), cps

@@ -12,12 +12,13 @@ import json
 import pathlib
 import re
 import threading
+import urllib.request
 
 import polars as pl
 import pytest
 
 from conftest import mdxbench
-from test_published_site import crawl
+from test_published_site import chromium, crawl
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs'
 RUNS = [FIXTURES / 'main-job-1', FIXTURES / 'main-job-2']
@@ -65,18 +66,22 @@ def test_the_second_run_adds_to_the_history_and_opens_no_incident(main_site):
     assert all(second[s] > first[s] > 0 for s in SYSTEMS), (first, second)
 
 
-def test_the_published_site_lists_both_systems_and_a_chart_per_series(main_site, tmp_path):
+@pytest.fixture
+def served(main_site):
+    '''The base URL of the cycles' directory served over HTTP for the test.'''
     root, _ = main_site
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a: None
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
     server.handle_error = lambda *a: None     # Chromium closing a connection early
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f'http://127.0.0.1:{server.server_address[1]}/'
-    try:
-        pages, problems = crawl(base, tmp_path)
-    finally:
-        server.shutdown()
+    yield f'http://127.0.0.1:{server.server_address[1]}/'
+    server.shutdown()
+
+
+def test_the_published_site_lists_both_systems_and_a_chart_per_series(served, tmp_path):
+    base = served
+    pages, problems = crawl(base, tmp_path)
     assert problems == []
     assert {u: c for u, (_, c) in pages.items() if c} == {}
     index = pages[base + 'index.html'][0]
@@ -88,13 +93,23 @@ def test_the_published_site_lists_both_systems_and_a_chart_per_series(main_site,
                 site + 'report/trends.html'} <= set(pages), sorted(pages)
         trends = pages[site + 'report/trends.html'][0]
         expected = series_runs(system, RUNS)
-        # one chart per series, each drawn by Plotly in the browser
+        # the index, drawn in the browser: a row per series with its runs; both runs on
+        # what both measured
         assert int(trends.split('data-charts="')[1].split('"')[0]) == len(expected)
-        assert trends.split('<body')[1].count('js-plotly-plot"') == len(expected), system
-        # the index of the page: runs per series; both runs on what both measured
-        runs = [int(n) for n in re.findall(r'</a></td><td>[^<]*</td><td>(\d+)</td>', trends)]
+        found = re.findall(r'<tr id="(s[0-9a-f]{16})">.*?</a></td><td>[^<]*</td><td>(\d+)</td>',
+                           trends)
+        runs = [int(n) for _, n in found]
         assert len(runs) == len(expected)
         assert sorted(runs) == sorted(expected.values()), system
         assert sum(n == 2 for n in runs) >= len(expected) // 2, (system, runs)
+        # every series' chart is served, with as many points as the index says
+        for ident, n in found:
+            with urllib.request.urlopen(site + f'report/trends/{ident}.js', timeout=10) as r:
+                text = r.read().decode()
+            fig = json.loads(text[len(f'mdxbenchChart("{ident}", '):-3])
+            assert sum(len(t['y']) for t in fig['data'] if t['mode'] == 'markers') == int(n)
+        # and a series opened (its link, #id) is drawn by Plotly in the browser
+        dom, console = chromium(site + f'report/trends.html#{found[0][0]}', tmp_path)
+        assert dom.count('js-plotly-plot"') == 1 and console == [], (system, console)
         report = pages[site + 'report/index.html'][0]
         assert report.count('<table') >= 5

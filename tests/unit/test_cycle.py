@@ -11,6 +11,7 @@ import pytest
 
 from histories import HISTORY, shifted, slowed_sockperf
 from mdxbench.post import cli
+from mdxbench.post.site import trends
 
 ATOM = '{http://www.w3.org/2005/Atom}'
 
@@ -52,9 +53,11 @@ def test_a_slowdown_is_one_incident_told_once(slowed, capsys):
     assert [h['state'] for h in state['incidents'][inc['id']]['history']] == ['new', 'open']
     assert state['last_cycle']['reframe_exit'] is None          # no --run: no ReFrame
     # the trend page draws the cycle's change points (handed over, not found again)
-    trends = (slowed / 'state' / 'site' / 'report' / 'trends.html').read_text()
-    assert trends.count('class="regression"') >= 2, 'the two slowed series listed'
-    assert re.search(r'regression \+\d+\.\d%</span> since \S+ \(run 25\)', trends)
+    index = trends.index_rows(slowed / 'state' / 'site' / 'report' / 'trends.html')
+    slow = [r for r in index if r['verdict'] == 'regression']
+    assert len(slow) >= 2, 'the two slowed series listed'
+    assert all(re.fullmatch(r'\+\d+\.\d%', r['effect']) and r['since'].endswith('(run 25)')
+               for r in slow), slow
 
     # nothing new: nobody told, no incident changed
     assert cycle(slowed, *notify) == 0

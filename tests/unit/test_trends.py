@@ -1,6 +1,9 @@
-'''The trend page: one chart per series in one offline file, series with a change point
-listed first, events and references drawn (generated series, not benchmark output).'''
+'''The trend pages: an index of the series, a chart per series in its own file drawn when
+it is opened, offline, series with a change point listed first, events and references
+drawn, unchanged charts not written again (generated series, not benchmark output).'''
 import datetime as dt
+import json
+import os
 import re
 
 from mdxbench.post.store import records
@@ -9,44 +12,84 @@ from mdxbench.post.site import trends
 from test_changes import T0, gauss, rows, stepped
 
 
-def test_one_offline_page_with_a_chart_per_series_changes_first(tmp_path):
+def _records():
     steady = rows(gauss(50, 30), check='HpccStream', var='copy')
     for r in steady:
         r.update(ref=50.0, lower=-0.1, upper=None)
-    df = records.frame(steady + rows(stepped(100, 30, 15, 0.8)) +
-                       rows([7.0], check='Single', var='x', system='local', part='debug'))
+    return records.frame(steady + rows(stepped(100, 30, 15, 0.8)) +
+                         rows([7.0], check='Single', var='x', system='local', part='debug'))
+
+
+def _chart(path, ident):
+    text = (path.parent / 'trends' / f'{ident}.js').read_text()
+    assert text.startswith(f'mdxbenchChart("{ident}", ') and text.endswith(');\n')
+    return json.loads(text[len(f'mdxbenchChart("{ident}", '):-3])
+
+
+def test_an_index_and_a_chart_per_series_in_its_own_file_changes_first(tmp_path):
     ev = [{'system': 'mdx2', 'partition': None, 'name': 'BIOS update',
            'time': (T0 + dt.timedelta(days=14, hours=12)).isoformat()}]
-    n, cps = trends.write(df, tmp_path / 'trends.html', ev)
-    text = (tmp_path / 'trends.html').read_text()
+    page = tmp_path / 'trends.html'
+    n, cps = trends.write(_records(), page, ev)
+    text = page.read_text()
     assert n == 3 and re.search(r'data-charts="3"', text)
     assert [c['check'] for c in cps] == ['BabelStreamOmp']
-    assert '<script src=' not in text and len(text) > 1_000_000      # Plotly inside
-    index = text.split('<tbody>')[1].split('</tbody>')[0].split('</tr>')
-    assert 'BabelStreamOmp' in index[0] and 'regression -2' in index[0]
-    assert 'BIOS update' in text and 'reference 50' in text
-    # one chart per series, each its own div; the lone point gets a day either side
-    assert text.count('class="chart"') == 3
-    assert '<h2>local:debug</h2>' in text and '<h2>mdx2:vc16m32g</h2>' in text
+    # Plotly once, beside the page, nothing from the network; the page itself is small
+    assert '<script src="trends/plotly.min.js">' in text and 'src="http' not in text
+    assert (tmp_path / 'trends' / 'plotly.min.js').stat().st_size > 1_000_000
+    assert len(text) < 20_000
+    index = trends.index_rows(page)
+    assert [r['check'] for r in index] == ['BabelStreamOmp', 'Single', 'HpccStream']
+    assert index[0]['verdict'] == 'regression' and index[0]['effect'].startswith('-2')
+    assert index[0]['since'].endswith('(run 16)') and index[1]['verdict'] is None
+    assert [r['runs'] for r in index] == [30, 1, 30]
+    # each series' chart: its points, the event's rule, the reference
+    stepped_chart = _chart(page, index[0]['id'])
+    assert sum(len(t['y']) for t in stepped_chart['data'] if t['mode'] == 'markers') == 30
+    assert 'BIOS update' in json.dumps(stepped_chart['layout'])
+    assert 'reference 50' in json.dumps(_chart(page, index[2]['id'])['layout'])
+    assert len({r['id'] for r in index}) == 3
+
+
+def test_ids_stay_unchanged_charts_are_not_rewritten_and_gone_series_removed(tmp_path):
+    page = tmp_path / 'trends.html'
+    df = _records()
+    trends.write(df, page)
+    ids = {r['check']: r['id'] for r in trends.index_rows(page)}
+    files = {i: tmp_path / 'trends' / f'{i}.js' for i in ids.values()}
+    for f in files.values():
+        os.utime(f, (1, 1))
+    # one more run of HpccStream only; the lone series is gone
+    more = rows(gauss(50, 31), check='HpccStream', var='copy')
+    for r in more:
+        r.update(ref=50.0, lower=-0.1, upper=None)
+    trends.write(records.frame(more + rows(stepped(100, 30, 15, 0.8))), page)
+    again = {r['check']: r['id'] for r in trends.index_rows(page)}
+    assert again == {k: v for k, v in ids.items() if k != 'Single'}
+    assert os.stat(files[ids['BabelStreamOmp']]).st_mtime == 1        # the same chart
+    assert os.stat(files[ids['HpccStream']]).st_mtime > 1             # a new run
+    assert not files[ids['Single']].exists()
 
 
 def test_a_cycles_change_points_are_drawn_not_found_again(tmp_path, monkeypatch):
-    '''The cycle hands its change points to the site: the trend page is the same page, and
+    '''The cycle hands its change points to the site: the trend pages are the same, and
     the detector is not run a second time (issue 33: the site never recomputes them).'''
     from mdxbench.post.analysis import changes
 
     df = records.frame(rows(gauss(50, 30), check='HpccStream', var='copy') +
                        rows(stepped(100, 30, 15, 0.8)))
-    n, cps = trends.write(df, tmp_path / 'found.html')
+    (tmp_path / 'found').mkdir()
+    (tmp_path / 'given').mkdir()
+    n, cps = trends.write(df, tmp_path / 'found' / 'trends.html')
     assert [c['check'] for c in cps] == ['BabelStreamOmp']
 
     def no_second_scan(*a, **k):
         raise AssertionError('change points found again')
 
     monkeypatch.setattr(changes, 'find', no_second_scan)
-    n2, cps2 = trends.write(df, tmp_path / 'given.html', change_points=cps)
+    n2, cps2 = trends.write(df, tmp_path / 'given' / 'trends.html', change_points=cps)
     assert (n2, cps2) == (n, cps)
-    strip = lambda t: re.sub(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
-                             'ID', t)       # Plotly's random div ids
-    assert strip((tmp_path / 'given.html').read_text()) == \
-        strip((tmp_path / 'found.html').read_text())
+    for f in (tmp_path / 'found' / 'trends').iterdir():
+        assert (tmp_path / 'given' / 'trends' / f.name).read_text() == f.read_text(), f.name
+    assert (tmp_path / 'given' / 'trends.html').read_text() == \
+        (tmp_path / 'found' / 'trends.html').read_text()
