@@ -246,6 +246,7 @@ def _key(inc, s):
 def series_charts(df, inc, events):
     '''Plotly divs of the incident's series (at most MAX_CHARTS, worst first), each with
     its change point marked.'''
+    import plotly.graph_objects as go
     import plotly.io as pio
 
     d, g = changes.series_index(df.filter(df['system'] == inc['system']))
@@ -268,7 +269,7 @@ def series_charts(df, inc, events):
         cps.sort(key=lambda c: c['run'])
         sevs = [e for e in events if e['system'] == inc['system']
                 and e.get('partition') in (None, key['partition'])]
-        fig = trends.chart(rows, key, cps, sevs)
+        fig = go.Figure(trends.chart(rows, key, cps, sevs))
         out.append(f'<div class="chart" id="chart-{i}">' + pio.to_html(
             fig, full_html=False, include_plotlyjs=False, div_id=f'chart-{i}-plot',
             config={'responsive': True, 'displaylogo': False}) + '</div>')

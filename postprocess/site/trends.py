@@ -16,10 +16,12 @@ to), and the reference with its tolerance band where the records carry one. Hove
 point shows its job id, nodes, suite commit and binary. The index lists the series with a
 change point first.'''
 import datetime as dt
+import functools
 import hashlib
 import html
 import json
 import pathlib
+import statistics
 
 import polars as pl
 
@@ -31,76 +33,96 @@ COLORS = {'pass': '#1f77b4', 'fail': '#d62728'}
 VERDICT_COLORS = {'regression': '#d62728', 'improvement': '#2ca02c', 'no-direction': '#7f7f7f'}
 
 
-def _hover(meta_text, row):
+@functools.lru_cache(maxsize=4096)
+def _provenance(meta_text):
+    '''What a point's hover says of its ``meta``: the runs of a series mostly share it, so
+    it is read once.'''
     try:
         meta = json.loads(meta_text) if meta_text else {}
     except ValueError:
         meta = {}
     binary = changes.PROVENANCE['binary'](meta) or '?'
-    return (f"job {row['jobid']}<br>nodes {row['nodes'] or '?'}<br>"
-            f"suite {(meta.get('suite_commit') or '?')[:12]}<br>binary {binary}<br>"
+    return (f"suite {(meta.get('suite_commit') or '?')[:12]}<br>binary {binary}<br>"
             f"kernel {meta.get('node_kernel') or '?'}")
 
 
-def chart(series_rows, key, cps, events):
-    '''A Plotly figure for one series: ``series_rows`` its records in time order.'''
-    import plotly.graph_objects as go
+def _hover(meta_text, row):
+    return f"job {row['jobid']}<br>nodes {row['nodes'] or '?'}<br>{_provenance(meta_text)}"
 
-    fig = go.Figure()
-    t = [r['time'] for r in series_rows]
+
+def _iso(t):
+    return t.isoformat() if hasattr(t, 'isoformat') else t
+
+
+def _vline(x, line):
+    return {'type': 'line', 'xref': 'x', 'x0': x, 'x1': x, 'yref': 'paper', 'y0': 0, 'y1': 1,
+            'line': line}
+
+
+def chart(series_rows, key, cps, events):
+    '''The Plotly figure of one series as plain data (``{'data', 'layout'}``, JSON as it
+    is): ``series_rows`` its records in time order. Built without Plotly's figure objects,
+    whose checking of every property cost about 30 ms a chart.'''
+    t = [_iso(r['time']) for r in series_rows]
+    data, shapes, notes = [], [], []
     for res in ('pass', 'fail', None):
-        pts = [r for r in series_rows if (r['result'] or None) == res]
+        pts = [(x, r) for x, r in zip(t, series_rows) if (r['result'] or None) == res]
         if not pts:
             continue
-        fig.add_trace(go.Scatter(
-            x=[r['time'] for r in pts], y=[r['value'] for r in pts], mode='markers',
-            name={'pass': 'passed', 'fail': 'failed', None: 'no reference'}[res],
-            marker={'color': COLORS.get(res, '#9467bd'), 'size': 7,
-                    'symbol': 'x' if res == 'fail' else 'circle'},
-            text=[_hover(r['meta'], r) for r in pts],
-            hovertemplate='%{x|%Y-%m-%d %H:%M}<br>%{y:.4g} ' + key['unit'] + '<br>%{text}'
-                          '<extra></extra>'))
+        data.append({
+            'type': 'scatter', 'mode': 'markers', 'x': [x for x, _ in pts],
+            'y': [r['value'] for _, r in pts],
+            'name': {'pass': 'passed', 'fail': 'failed', None: 'no reference'}[res],
+            'marker': {'color': COLORS.get(res, '#9467bd'), 'size': 7,
+                       'symbol': 'x' if res == 'fail' else 'circle'},
+            'text': [_hover(r['meta'], r) for _, r in pts],
+            'hovertemplate': '%{x|%Y-%m-%d %H:%M}<br>%{y:.4g} ' + key['unit'] + '<br>%{text}'
+                             '<extra></extra>'})
     # the segments between change points, each at its median: the baseline
     edges = [0] + [c['run'] - 1 for c in cps] + [len(series_rows)]
     for a, b in zip(edges, edges[1:]):
-        seg = sorted(r['value'] for r in series_rows[a:b])
-        med = seg[len(seg) // 2] if len(seg) % 2 else (seg[len(seg) // 2 - 1] + seg[len(seg) // 2]) / 2
-        fig.add_trace(go.Scatter(x=[t[a], t[b - 1]], y=[med, med], mode='lines',
-                                 line={'color': '#ff7f0e', 'width': 2},
-                                 name='segment median', showlegend=a == 0,
-                                 hoverinfo='skip'))
+        med = statistics.median(r['value'] for r in series_rows[a:b])
+        data.append({'type': 'scatter', 'mode': 'lines', 'x': [t[a], t[b - 1]], 'y': [med, med],
+                     'line': {'color': '#ff7f0e', 'width': 2}, 'name': 'segment median',
+                     'showlegend': a == 0, 'hoverinfo': 'skip'})
     last = series_rows[-1]
     if last['ref']:
         ref = last['ref']
         lo = ref * (1 + last['lower']) if last['lower'] is not None else None
         hi = ref * (1 + last['upper']) if last['upper'] is not None else None
-        fig.add_hline(y=ref, line={'color': '#2ca02c', 'dash': 'dot'},
-                      annotation_text=f'reference {ref:.4g}')
+        shapes.append({'type': 'line', 'xref': 'paper', 'x0': 0, 'x1': 1, 'yref': 'y',
+                       'y0': ref, 'y1': ref, 'line': {'color': '#2ca02c', 'dash': 'dot'}})
+        notes.append({'xref': 'paper', 'x': 1, 'yref': 'y', 'y': ref, 'showarrow': False,
+                      'xanchor': 'right', 'yanchor': 'bottom',
+                      'text': f'reference {ref:.4g}'})
         if lo is not None or hi is not None:
             vals = [r['value'] for r in series_rows]
-            fig.add_hrect(y0=lo if lo is not None else min(vals + [ref]) * 0.9,
-                          y1=hi if hi is not None else max(vals + [ref]) * 1.1,
-                          fillcolor='#2ca02c', opacity=0.08, line_width=0)
+            shapes.append({'type': 'rect', 'xref': 'paper', 'x0': 0, 'x1': 1, 'yref': 'y',
+                           'y0': lo if lo is not None else min(vals + [ref]) * 0.9,
+                           'y1': hi if hi is not None else max(vals + [ref]) * 1.1,
+                           'fillcolor': '#2ca02c', 'opacity': 0.08, 'line': {'width': 0}})
     for e in events:
-        fig.add_vline(x=e['_time'], line={'color': '#555', 'width': 1})
-        fig.add_annotation(x=e['_time'], y=1, yref='paper', text=html.escape(e['name']),
-                           showarrow=False, xanchor='left', font={'size': 10})
+        x = _iso(e['_time'])
+        shapes.append(_vline(x, {'color': '#555', 'width': 1}))
+        notes.append({'x': x, 'y': 1, 'yref': 'paper', 'text': html.escape(e['name']),
+                      'showarrow': False, 'xanchor': 'left', 'font': {'size': 10}})
     for c in cps:
-        x = series_rows[c['run'] - 1]['time']
-        fig.add_vline(x=x, line={'color': VERDICT_COLORS[c['verdict']], 'dash': 'dash'})
-        fig.add_annotation(x=x, y=0, yref='paper', showarrow=False, xanchor='left',
-                           text=f"{c['effect']:+.0%}", font={'size': 10,
-                                                             'color': VERDICT_COLORS[c['verdict']]})
-    if len({r['time'] for r in series_rows}) == 1:      # one point: a day either side
-        fig.update_xaxes(range=[t[0] - dt.timedelta(days=1), t[0] + dt.timedelta(days=1)])
+        x, color = t[c['run'] - 1], VERDICT_COLORS[c['verdict']]
+        shapes.append(_vline(x, {'color': color, 'dash': 'dash'}))
+        notes.append({'x': x, 'y': 0, 'yref': 'paper', 'showarrow': False, 'xanchor': 'left',
+                      'text': f"{c['effect']:+.0%}", 'font': {'size': 10, 'color': color}})
+    xaxis = {}
+    if len(set(t)) == 1:      # one point: a day either side
+        day = dt.timedelta(days=1)
+        xaxis['range'] = [_iso(series_rows[0]['time'] - day), _iso(series_rows[0]['time'] + day)]
     better = key['better'] or 'undeclared'
-    fig.update_layout(
-        title={'text': f"{html.escape(key['check'])} \u2014 {key['perf_var']} "
-                       f"({key['unit']}, {better} is better) [{key['environ']}]",
-               'font': {'size': 13}},
-        height=320, margin={'l': 60, 'r': 20, 't': 40, 'b': 40},
-        yaxis_title=key['unit'], legend={'orientation': 'h', 'y': -0.2})
-    return fig
+    return {'data': data, 'layout': {
+        'title': {'text': f"{html.escape(key['check'])} \u2014 {key['perf_var']} "
+                          f"({key['unit']}, {better} is better) [{key['environ']}]",
+                  'font': {'size': 13}},
+        'height': 320, 'margin': {'l': 60, 'r': 20, 't': 40, 'b': 40},
+        'xaxis': xaxis, 'yaxis': {'title': {'text': key['unit']}},
+        'legend': {'orientation': 'h', 'y': -0.2}, 'shapes': shapes, 'annotations': notes}}
 
 
 def write_plotly(directory):
@@ -230,7 +252,6 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
     those a cycle already found on the same records and events (:func:`changes.find`),
     drawn as they are; None: found here.'''
     from mdxbench.post.site import text
-    import plotly.io as pio
 
     path = pathlib.Path(path)
     charts = path.parent / 'trends'
@@ -266,7 +287,7 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
                       'effect': f"{last['effect']:+.1%}" if last else None,
                       'since': f"{last['time'][:10]} (run {last['run']})" if last else None,
                       'mde': text.mde(mdes[k]) if k in mdes else 'not computed'})
-        fig = pio.to_json(chart(rows, key, scps, sevs), pretty=False)
+        fig = json.dumps(chart(rows, key, scps, sevs), default=str)
         _write_if_changed(charts / f'{ident}.js', f'mdxbenchChart({json.dumps(ident)}, {fig});\n')
         written.add(f'{ident}.js')
     for old in charts.glob('s*.js'):
