@@ -6,15 +6,17 @@ records as Parquet files. A year of nightly runs of 100,000 series is 36.5 M rec
 held as one table with its provenance that is tens of GiB. The scan reads instead:
 
 1. **Route** (all processes, a share of the files' row groups each): of each row group
-   only the series keys, time and value; each record gets a series number, a 64-bit hash
-   of its keys (:func:`series_hash`; no table of the keys over the whole history), and is
-   appended to a temporary Parquet file of its chunk (series number modulo the number of
-   chunks, sized for about :data:`CHUNK_ROWS` records each).
+   only the series keys, time and value, and the tags and parameters
+   ``records.from_parquet`` leaves out or renames by; each record gets a series number, a
+   64-bit hash of its keys (:func:`series_hash`; no table of the keys over the whole
+   history), and its place (file, row group, row), and is appended to a temporary Parquet
+   file of its chunk (series number modulo the number of chunks, sized for about
+   :data:`CHUNK_ROWS` records each).
 2. **Segment** (all processes, one chunk at a time each): the chunk sorted by series and
    time, each series segmented by :func:`~mdxbench.post.analysis.changes.detect`.
-3. **Explain** (this process): the records of the series that changed, without their
-   provenance, then the provenance (``meta``) of the runs either side of each change point
-   only.
+3. **Explain** (all processes, then this one): the records of the series that changed,
+   read by place, with the provenance (``meta``) of the runs either side of each change
+   point only.
 
 A row group is read with PyArrow one at a time: Polars' streaming sinks (a partitioned or
 a single Parquet sink) were measured to grow with the history here (1.1 GiB at 36.5 M
