@@ -76,19 +76,35 @@ def detect(x, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
     segment, 0-based), ``before``/``after`` (medians of the segments either side),
     ``effect`` (relative change of the median), ``pvalue`` (Mann-Whitney U), ``noise`` (the
     series' run-to-run noise relative to its median).'''
-    from scipy.stats import mannwhitneyu
-
     x = np.asarray(x, dtype=float)
     n = len(x)
     if n < 2 * min_size:
         return []
+    sigma, center = _scale(x)
+    z = ((x - center) / sigma).reshape(-1, 1)
+    return refine(x, segment(z, penalty * math.log(n), min_size), min_effect, max_pvalue,
+                  (sigma, center))
+
+
+def _scale(x):
+    '''(noise, median) of ``x``; the noise at least a 1e-12 of the median.'''
     sigma = noise(x)
     center = float(np.median(x))
-    if sigma <= 1e-12 * max(abs(center), 1.0):
-        sigma = 1e-12 * max(abs(center), 1.0)
-    z = ((x - center) / sigma).reshape(-1, 1)
-    bkps = segment(z, penalty * math.log(n), min_size)
+    return max(sigma, 1e-12 * max(abs(center), 1.0)), center
 
+
+def refine(x, bkps, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE, scale=None):
+    '''The candidates ``bkps`` (first runs of new segments) of ``x`` that pass: each
+    where the segments either side differ in median by ``min_effect`` and by a
+    Mann-Whitney U test at ``max_pvalue``; the weakest failing one dropped and the others
+    tested again against their new neighbours. The change points as :func:`detect`
+    gives them.'''
+    from scipy.stats import mannwhitneyu
+
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    sigma, center = scale or _scale(x)
+    bkps = list(bkps)
     while bkps:
         edges = [0] + bkps + [n]
         stats, worst = [], None

@@ -249,15 +249,28 @@ def _gather(task):
     return out
 
 
-def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw):
+def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=None,
+         full=False, **kw):
     '''As :func:`mdxbench.post.analysis.changes.scan` for the Parquet files of ``source``:
     (the records of the series that changed, laid out by ``series_index``, with ``meta``
     on the ``context`` runs either side of each change point; the change points). ``where``
-    (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.'''
+    (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.
+    ``keep``: a directory where the routed chunks and each series' change points are kept
+    from scan to scan (:class:`mdxbench.post.analysis.scancopy.ScanCopy`; ``full``: routed
+    and detected again whole), so that a scan routes only new or changed files and detects
+    again only the series whose new runs could move their change points.'''
     paths = files(source)
     nproc = nproc or workers()
     with _pool(nproc) as pool:
-        found = locate(paths, pool, nproc, chunk_rows, where, **kw)
+        if keep is not None:
+            from mdxbench.post.analysis import scancopy
+
+            if where is not None:
+                raise ValueError('changes: a kept scan copy scans whole files (no where=)')
+            found, paths = scancopy.ScanCopy(keep).locate(paths, pool, nproc, chunk_rows,
+                                                          full, **kw)
+        else:
+            found = locate(paths, pool, nproc, chunk_rows, where, **kw)
         if not found:
             return None, []
         rows, metas = {}, {}

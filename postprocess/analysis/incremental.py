@@ -75,8 +75,15 @@ def needs_detect(x, cps, penalty=changes.PENALTY, min_size=changes.MIN_SIZE, kap
 
 def update(x, cps, kappa=KAPPA, **kw):
     '''(change points of ``x``, whether it was detected again) from ``cps``, those of its
-    earlier runs.'''
-    if needs_detect(x, cps, kw.get('penalty', changes.PENALTY),
-                    kw.get('min_size', changes.MIN_SIZE), kappa):
+    earlier runs. Kept change points are judged again on all the runs (their medians,
+    effect and p-value are those of today's segments); one that no longer passes has the
+    series detected again.'''
+    penalty, min_size = kw.get('penalty', changes.PENALTY), kw.get('min_size', changes.MIN_SIZE)
+    if needs_detect(x, cps, penalty, min_size, kappa):
         return changes.detect(x, **kw), True
-    return cps, False
+    kept = [c['index'] for c in cps]
+    now = changes.refine(x, kept, kw.get('min_effect', changes.MIN_EFFECT),
+                         kw.get('max_pvalue', changes.MAX_PVALUE))
+    if [c['index'] for c in now] != kept:
+        return changes.detect(x, **kw), True
+    return now, False

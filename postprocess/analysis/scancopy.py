@@ -1,0 +1,153 @@
+'''The scan's own copy of the history, kept between nightly cycles, so that a cycle's cost
+follows what is new (issue 33, item 2).
+
+:func:`mdxbench.post.analysis.chunked.locate` routes every record of the history into
+chunks and segments every series, every time. A :class:`ScanCopy` keeps the routed
+chunks in a directory, one file per chunk and per share of a source file, with:
+
+* ``manifest.json``: each source file's size and modification time and its stable number
+  (the file part of a record's place), the number of chunks, the detector's settings;
+* ``<chunk>/state.parquet``: each series' change points after the last scan, its runs
+  then and their sum (a series whose earlier runs changed is detected again whole).
+
+A scan routes only the source files that are new or changed (a history copy's partition
+that was extended: in a nightly cycle, the current month's), drops the chunks' files of
+source files that are gone or changed, and segments each chunk with
+:func:`mdxbench.post.analysis.incremental.update`: a series keeps its change points unless
+its new runs could move them. Other settings of the detector, other chunking (the history
+grew past twice its chunks' size) or ``full``: everything is routed and detected again.
+'''
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+
+import numpy as np
+import polars as pl
+
+from mdxbench.post.analysis import changes, chunked, incremental
+
+
+def _stamp(path):
+    st = os.stat(path)
+    return {'size': st.st_size, 'mtime_ns': st.st_mtime_ns}
+
+
+def _file_id(path):
+    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
+def segment_kept(part, kw):
+    ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
+    change points updated from those of its state; the state rewritten. (found, series
+    detected again, series).'''
+    part = pathlib.Path(part)
+    state_path = part / 'state.parquet'
+    before = {}
+    if state_path.exists():
+        st = pl.read_parquet(state_path)
+        before = {sid: (json.loads(c), n, head) for sid, c, n, head in
+                  zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
+    d = pl.read_parquet([p for p in part.glob('*.parquet') if p.name != 'state.parquet'])
+    d = d.sort(['_sid', 'time', 'value'], nulls_last=True)
+    sids = d['_sid'].to_numpy()
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(sids)) + 1]).astype(int) \
+        if len(sids) else np.array([], dtype=int)
+    ns = np.diff(np.concatenate([starts, [len(sids)]]))
+    values, locs = d['value'].to_numpy(), d['_loc'].to_numpy()
+    found, state, again = [], {'_sid': [], 'cps': [], 'n': [], 'head': []}, 0
+    for start, n in zip(starts, ns):
+        sid, x = int(sids[start]), values[start:start + n]
+        old = before.get(sid)
+        # the runs the state was found on, unchanged: only runs were added after them
+        if old and old[1] <= n and float(np.sum(x[:old[1]])) == old[2]:
+            cps, redone = incremental.update(x, old[0], **kw)
+        else:
+            cps, redone = changes.detect(x, **kw), True
+        again += redone
+        state['_sid'].append(sid)
+        state['cps'].append(json.dumps(cps))
+        state['n'].append(int(n))
+        state['head'].append(float(np.sum(x)))
+        found.extend((sid, cp, locs[start:start + n].copy()) for cp in cps)
+    tmp = state_path.with_name('state.parquet.tmp')
+    pl.DataFrame(state, schema={'_sid': pl.UInt64, 'cps': pl.Utf8, 'n': pl.Int64,
+                                'head': pl.Float64}).write_parquet(tmp)
+    tmp.replace(state_path)
+    return found, again, len(starts)
+
+
+class ScanCopy:
+    def __init__(self, root):
+        self.root = pathlib.Path(root)
+        #: ``last``: what the last :meth:`locate` did (files routed, series detected
+        #: again, series)
+        self.manifest = self._load()
+
+    def _load(self):
+        try:
+            return json.loads((self.root / 'manifest.json').read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _save(self):
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / 'manifest.json.tmp'
+        tmp.write_text(json.dumps(self.manifest, indent=1, sort_keys=True))
+        tmp.replace(self.root / 'manifest.json')
+
+    def _reset(self, chunks, kw):
+        shutil.rmtree(self.root, ignore_errors=True)
+        self.manifest = {'chunks': chunks, 'detector': kw, 'files': {}, 'numbers': []}
+
+    def locate(self, paths, pool=None, nproc=1, chunk_rows=chunked.CHUNK_ROWS, full=False,
+               **kw):
+        '''As :func:`mdxbench.post.analysis.chunked.locate` (``paths``: the history's
+        files), from the kept chunks brought up to date; (found, the file list the places
+        of ``found`` number).'''
+        total = sum(r for _, _, r in chunked.row_groups(paths))
+        chunks = self.manifest.get('chunks')
+        if full or not chunks or self.manifest.get('detector') != kw \
+                or total > 2 * chunks * chunk_rows:
+            self._reset(max(1, -(-total // chunk_rows)), kw)
+        files = self.manifest['files']
+        current = {str(p): _stamp(p) for p in paths}
+        changed = [p for p in current if files.get(p, {}).get('stamp') != current[p]]
+        for p in list(files):
+            if p not in current or p in changed:
+                for f in self.root.glob(f'*/{files[p]["id"]}-*.parquet'):
+                    f.unlink()
+                if p not in current:
+                    del files[p]
+        numbers = self.manifest['numbers']
+        for p in changed:
+            if p not in numbers:
+                numbers.append(p)
+        if len(numbers) >= 2 ** 16:
+            raise ValueError('changes: the kept scan copy numbers 65,536 files: scan with '
+                             '--full')
+        groups = [(numbers.index(changed[fi]), g, r) for fi, g, r in chunked.row_groups(changed)]
+        shares = chunked._shares([(fi, g) for fi, g, _ in groups], nproc)
+        run = pool.map if pool else map
+        self.root.mkdir(parents=True, exist_ok=True)
+        tasks = []
+        for i, share in enumerate(shares):
+            by_file = {}
+            for fi, g in share:
+                by_file.setdefault(fi, []).append((fi, g))
+            tasks.extend((numbers, part, self.manifest['chunks'], str(self.root),
+                          f'{_file_id(numbers[fi])}-{i}', None)
+                         for fi, part in by_file.items())
+        list(run(chunked._route, tasks))
+        for p in changed:
+            files[p] = {'stamp': current[p], 'id': _file_id(p)}
+        parts = sorted(d for d in self.root.iterdir() if d.is_dir())
+        found, again, nseries = [], 0, 0
+        for got, redone, n in run(segment_kept, parts, [kw] * len(parts)):
+            found.extend(got)
+            again += redone
+            nseries += n
+        self.manifest['last'] = {'routed': len(changed), 'detected': again, 'series': nseries}
+        self._save()
+        return found, numbers
