@@ -8,7 +8,8 @@ chunks in a directory, one file per chunk and per share of a source file, with:
 * ``manifest.json``: each source file's size and modification time and its stable number
   (the file part of a record's place), the number of chunks, the detector's settings;
 * ``<chunk>/state.parquet``: each series' change points after the last scan, its runs
-  then and their sum (a series whose earlier runs changed is detected again whole).
+  then and the sum of their values' bits (a series whose earlier runs changed is
+  detected again whole).
 
 A scan routes only the source files that are new or changed (a history copy's partition
 that was extended: in a nightly cycle, the current month's), drops the chunks' files of
@@ -56,26 +57,37 @@ def segment_kept(part, kw):
         if len(sids) else np.array([], dtype=int)
     ns = np.diff(np.concatenate([starts, [len(sids)]]))
     values, locs = d['value'].to_numpy(), d['_loc'].to_numpy()
-    found, state, again = [], {'_sid': [], 'cps': [], 'n': [], 'head': []}, 0
-    for start, n in zip(starts, ns):
-        sid, x = int(sids[start]), values[start:start + n]
-        old = before.get(sid)
-        # the runs the state was found on, unchanged: only runs were added after them
-        if old and old[1] <= n and float(np.sum(x[:old[1]])) == old[2]:
-            cps, redone = incremental.update(x, old[0], **kw)
+    k = len(starts)
+    old = [before.get(int(sid)) for sid in sids[starts]]
+    n_old = np.array([o[1] if o else 0 for o in old], dtype=np.int64)
+    # a state holds where the runs it was found on are unchanged, only runs added after
+    # them: the sum of their values' bits (exact, whatever the order) is the one kept
+    usable = np.array([o is not None for o in old], dtype=bool) & (n_old <= ns) & (n_old > 0)
+    bits = np.concatenate([np.zeros(1, dtype=np.uint64),
+                           np.cumsum(values.view(np.uint64), dtype=np.uint64)])
+    head = bits[starts + np.where(usable, n_old, 0)] - bits[starts]
+    usable &= head == np.array([o[2] if o else 0 for o in old], dtype=np.uint64)
+    tails = np.array([o[0][-1]['index'] if ok and o[0] else 0 for o, ok in zip(old, usable)],
+                     dtype=np.int64)
+    again = ~usable | incremental.screen(values, starts, ns, tails,
+                                         kw.get('penalty', changes.PENALTY),
+                                         kw.get('min_size', changes.MIN_SIZE))
+    found, cps_all = [], [[] for _ in range(k)]
+    for i in np.flatnonzero(again | (tails > 0) | np.array([bool(o and o[0]) for o in old])):
+        x = values[starts[i]:starts[i] + ns[i]]
+        if again[i]:
+            cps_all[i] = changes.detect(x, **kw)
         else:
-            cps, redone = changes.detect(x, **kw), True
-        again += redone
-        state['_sid'].append(sid)
-        state['cps'].append(json.dumps(cps))
-        state['n'].append(int(n))
-        state['head'].append(float(np.sum(x)))
-        found.extend((sid, cp, locs[start:start + n].copy()) for cp in cps)
+            cps_all[i], again[i] = incremental.update(x, old[i][0], **kw)
+        found.extend((int(sids[starts[i]]), cp, locs[starts[i]:starts[i] + ns[i]].copy())
+                     for cp in cps_all[i])
+    state = {'_sid': sids[starts], 'cps': [json.dumps(c) for c in cps_all], 'n': ns,
+             'head': bits[starts + ns] - bits[starts]}
     tmp = state_path.with_name('state.parquet.tmp')
     pl.DataFrame(state, schema={'_sid': pl.UInt64, 'cps': pl.Utf8, 'n': pl.Int64,
-                                'head': pl.Float64}).write_parquet(tmp)
+                                'head': pl.UInt64}).write_parquet(tmp)
     tmp.replace(state_path)
-    return found, again, len(starts)
+    return found, int(again.sum()), k
 
 
 class ScanCopy:

@@ -56,3 +56,20 @@ def test_the_split_gain_is_the_least_squares_saving():
     split saves nothing.'''
     assert incremental.split_gain([0, 0, 2, 2], 1.0, min_size=2) == pytest.approx(4.0)
     assert incremental.split_gain([0, 1, 2], 1.0, min_size=2) == 0.0
+
+
+def test_the_screen_of_many_series_at_once_is_the_split_test_of_each():
+    '''incremental.screen (NumPy over a whole chunk) decides as split_gain does series by
+    series, from each series' last change point.'''
+    import math
+
+    hs = histories(nseries=300, runs=120, seed=8)
+    cps = [changes.detect(x[:60]) for x in hs]          # the state of night 60
+    tails = [c[-1]['index'] if c else 0 for c in cps]
+    values = np.concatenate(hs)
+    ns = np.array([len(x) for x in hs])
+    starts = np.cumsum(ns) - ns
+    got = incremental.screen(values, starts, ns, tails)
+    want = [incremental.split_gain(x[t:], changes.noise(x)) >=
+            incremental.KAPPA * changes.PENALTY * math.log(len(x)) for x, t in zip(hs, tails)]
+    assert list(got) == want and 0 < sum(want) < len(want)
