@@ -285,13 +285,14 @@ def find(source, events=(), since=None, nproc=None, **kw):
     else:
         from mdxbench.post.analysis import chunked
 
-        d, cps = chunked.scan(source, nproc, **kw)
-    out = [explain(d, cp, evs) for cp in cps]
+        d, cps = chunked.scan(source, nproc, events=evs, **kw)
+    # a kept scan copy's come explained
+    out = [cp if 'explanation' in cp else explain(d, cp, evs) for cp in cps]
     if since is not None:
         out = [cp for cp in out if dt.datetime.fromisoformat(cp['time']) >= since]
     out.sort(key=lambda c: (SEVERITY[c['verdict']], -abs(c['effect'])))
     for c in out:
-        for k in ('row', 'series_start'):
+        for k in ('row', 'series_start', '_sid'):
             c.pop(k, None)
     return out
 

@@ -250,41 +250,68 @@ def _gather(task):
 
 
 def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=None,
-         full=False, **kw):
+         full=False, events=None, **kw):
     '''As :func:`mdxbench.post.analysis.changes.scan` for the Parquet files of ``source``:
     (the records of the series that changed, laid out by ``series_index``, with ``meta``
     on the ``context`` runs either side of each change point; the change points). ``where``
     (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.
-    ``keep``: a directory where the routed chunks and each series' change points are kept
-    from scan to scan (:class:`mdxbench.post.analysis.scancopy.ScanCopy`; ``full``: routed
-    and detected again whole), so that a scan routes only new or changed files and detects
-    again only the series whose new runs could move their change points.'''
+
+    ``keep``: a directory where the routed chunks, each series' change points and their
+    explanations are kept from scan to scan
+    (:class:`mdxbench.post.analysis.scancopy.ScanCopy`; ``full``: routed and detected
+    again whole), so that a scan routes only new or changed files, detects again only the
+    series whose new runs could move their change points, and reads records only for
+    change points not explained before (with ``events``, the timed events, by which they
+    are explained; others change every explanation). Its change points come explained.'''
     paths = files(source)
     nproc = nproc or workers()
+    cache, cached = None, []
     with _pool(nproc) as pool:
         if keep is not None:
             from mdxbench.post.analysis import scancopy
 
             if where is not None:
                 raise ValueError('changes: a kept scan copy scans whole files (no where=)')
-            found, paths = scancopy.ScanCopy(keep).locate(paths, pool, nproc, chunk_rows,
-                                                          full, **kw)
+            copy = scancopy.ScanCopy(keep)
+            found, paths = copy.locate(paths, pool, nproc, chunk_rows, full, **kw)
+            cache = copy.explanations(events or ())
+            cached = [f for f in found if (f[0], f[1]['index']) in cache]
+            found = [f for f in found if (f[0], f[1]['index']) not in cache]
         else:
             found = locate(paths, pool, nproc, chunk_rows, where, **kw)
-        if not found:
+        if not found and not cached:
             return None, []
-        rows, metas = {}, {}
-        for _, cp, locs in found:
-            i = cp['index']
-            for j, loc in enumerate(locs):
-                fi, g, r = _place(loc)
-                rows.setdefault((fi, g), set()).add(r)
-                if i - context <= j < i + context:
-                    metas.setdefault((fi, g), set()).add(r)
-        want = [(k, (sorted(v), sorted(metas.get(k, ())))) for k, v in sorted(rows.items())]
-        tasks = [(paths, share) for share in _shares(want, nproc, lambda w: len(w[1][0]))]
-        parts = [p for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
-                 for p in got]
+        d, cps = _read_changed(paths, found, pool, nproc, context) if found else (None, [])
+    if cache is None:
+        return d, cps
+    from mdxbench.post.analysis.changes import explain, sentence, verdict
+
+    cps = [explain(d, cp, events or (), context) for cp in cps]
+    for sid, cp, locs in cached:
+        one = dict(cache[(sid, cp['index'])], **cp, series_n=len(locs), _sid=sid)
+        one['verdict'] = verdict(one['better'], one['effect'])
+        one['explanation'] = sentence(one)
+        cps.append(one)
+    copy.keep_explanations(events or (), cps, context, read=len(found))
+    return d, cps
+
+
+def _read_changed(paths, found, pool, nproc, context):
+    '''(the records of the series of ``found``, laid out by ``series_index``, with
+    ``meta`` on the ``context`` runs either side of each change point; the change points
+    with their series keys and rows).'''
+    rows, metas = {}, {}
+    for _, cp, locs in found:
+        i = cp['index']
+        for j, loc in enumerate(locs):
+            fi, g, r = _place(loc)
+            rows.setdefault((fi, g), set()).add(r)
+            if i - context <= j < i + context:
+                metas.setdefault((fi, g), set()).add(r)
+    want = [(k, (sorted(v), sorted(metas.get(k, ())))) for k, v in sorted(rows.items())]
+    tasks = [(paths, share) for share in _shares(want, nproc, lambda w: len(w[1][0]))]
+    parts = [p for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
+             for p in got]
     d, g = series_index(pl.concat(parts, how='vertical_relaxed'))
     g = g.join(d.group_by(SERIES).agg(pl.col('_sid').first()), on=SERIES, nulls_equal=True)
     if g['_sid'].n_unique() != g.height:
@@ -295,5 +322,5 @@ def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=
     for sid, cp, locs in found:
         s0 = series[sid]['start']
         cps.append(dict({k: series[sid][k] for k in SERIES}, **cp, row=s0 + cp['index'],
-                        series_n=len(locs), series_start=s0))
+                        series_n=len(locs), series_start=s0, _sid=sid))
     return d, cps

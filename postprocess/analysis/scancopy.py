@@ -42,7 +42,8 @@ def _file_id(path):
 def segment_kept(part, kw):
     ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
     change points updated from those of its state; the state rewritten. (found, series
-    detected again, series).'''
+    detected again, series, the series numbers whose earlier runs changed or that are
+    new).'''
     part = pathlib.Path(part)
     state_path = part / 'state.parquet'
     before = {}
@@ -87,7 +88,7 @@ def segment_kept(part, kw):
     pl.DataFrame(state, schema={'_sid': pl.UInt64, 'cps': pl.Utf8, 'n': pl.Int64,
                                 'head': pl.UInt64}).write_parquet(tmp)
     tmp.replace(state_path)
-    return found, int(again.sum()), k
+    return found, int(again.sum()), k, [int(x) for x in sids[starts][~usable]]
 
 
 class ScanCopy:
@@ -155,11 +156,53 @@ class ScanCopy:
         for p in changed:
             files[p] = {'stamp': current[p], 'id': _file_id(p)}
         parts = sorted(d for d in self.root.iterdir() if d.is_dir())
-        found, again, nseries = [], 0, 0
-        for got, redone, n in run(segment_kept, parts, [kw] * len(parts)):
+        found, again, nseries, self.fresh = [], 0, 0, set()
+        for got, redone, n, fresh in run(segment_kept, parts, [kw] * len(parts)):
             found.extend(got)
             again += redone
             nseries += n
+            self.fresh.update(fresh)
         self.manifest['last'] = {'routed': len(changed), 'detected': again, 'series': nseries}
         self._save()
         return found, numbers
+
+    # --- explanations ---------------------------------------------------------------
+    #: what a change point's explanation keeps besides its figures (which move with the
+    #: runs and are taken from today's detection)
+    EXPLAINED = changes.SERIES + ['run', 'jobid', 'nodes', 'time', 'previous_time',
+                                  'changed', 'unchanged', 'events']
+
+    @staticmethod
+    def _digest(events):
+        return hashlib.sha256(json.dumps(list(events), sort_keys=True, default=str)
+                              .encode()).hexdigest()
+
+    def explanations(self, events):
+        '''{(series number, run index): the kept part of its explanation} of the change
+        points explained with these ``events``; none when the events changed, none of the
+        series whose earlier runs changed in the last :meth:`locate`.'''
+        try:
+            kept = json.loads((self.root / 'explained.json').read_text())
+        except (OSError, ValueError):
+            return {}
+        if kept.get('events') != self._digest(events) or \
+                kept.get('detector') != self.manifest.get('detector'):
+            return {}
+        out = {(int(k.split(':')[0]), int(k.split(':')[1])): v
+               for k, v in kept['entries'].items()}
+        return {k: v for k, v in out.items() if k[0] not in getattr(self, 'fresh', ())}
+
+    def keep_explanations(self, events, cps, context, read=0):
+        '''Keep the explanations of ``cps`` (explained, with ``_sid``) whose runs after them
+        fill the context (later runs no longer change them); ``read``: how many of them
+        were explained from the records (the others from what was kept), said in the
+        manifest's ``last``.'''
+        entries = {f"{c['_sid']}:{c['index']}": {k: c[k] for k in self.EXPLAINED}
+                   for c in cps if c['series_n'] - c['index'] >= context}
+        tmp = self.root / 'explained.json.tmp'
+        tmp.write_text(json.dumps({'events': self._digest(events),
+                                   'detector': self.manifest.get('detector'),
+                                   'entries': entries}, default=str))
+        tmp.replace(self.root / 'explained.json')
+        self.manifest.setdefault('last', {}).update(explained=read, kept=len(cps) - read)
+        self._save()

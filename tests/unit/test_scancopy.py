@@ -35,12 +35,16 @@ def test_a_second_scan_routes_the_new_file_and_detects_few_series(nights, tmp_pa
     keep = tmp_path / 'scan'
     kw = dict(nproc=nproc, chunk_rows=10_000, keep=keep)
     assert _same(changes.find([first], **kw), changes.find([first], nproc=1, chunk_rows=10_000))
-    assert ScanCopy(keep).manifest['last'] == {'routed': 1, 'detected': 300, 'series': 300}
+    first_scan = ScanCopy(keep).manifest['last']
+    assert first_scan['routed'] == 1 and first_scan['detected'] == first_scan['series'] == 300
+    assert first_scan['kept'] == 0 and first_scan['explained'] >= 20
     got = changes.find([first, more], **kw)
     assert _same(got, changes.find([first, more], nproc=1, chunk_rows=10_000))
     assert len(got) >= 20
     last = ScanCopy(keep).manifest['last']
     assert last['routed'] == 1 and last['series'] == 300 and last['detected'] <= 30, last
+    # the change points explained before are not read again
+    assert last['kept'] >= first_scan['explained'] - 3 and last['explained'] <= 5, last
 
 
 def test_a_changed_file_is_routed_again_and_its_series_detected_whole(nights, tmp_path):
@@ -51,6 +55,9 @@ def test_a_changed_file_is_routed_again_and_its_series_detected_whole(nights, tm
     bench_changes.make_store(first, 300, 120, seed=6, share=0.1, chunk=100)
     got = changes.find([first, more], nproc=1, chunk_rows=10_000, keep=keep)
     assert _same(got, changes.find([first, more], nproc=1, chunk_rows=10_000))
-    assert ScanCopy(keep).manifest['last'] == {'routed': 1, 'detected': 300, 'series': 300}
+    last = ScanCopy(keep).manifest['last']
+    assert (last['routed'], last['detected'], last['series']) == (1, 300, 300)
+    assert last['kept'] == 0, 'explanations of changed runs kept'
     changes.find([first, more], nproc=1, chunk_rows=10_000, keep=keep, full=True)
-    assert ScanCopy(keep).manifest['last'] == {'routed': 2, 'detected': 300, 'series': 300}
+    last = ScanCopy(keep).manifest['last']
+    assert (last['routed'], last['detected'], last['series']) == (2, 300, 300)
