@@ -41,6 +41,10 @@ def add_arguments(p):
     p.add_argument('--site', help='directory of the published site (default: '
                    '<cycle state>/site)')
     p.add_argument('--json', help='write the cycle\'s record here')
+    p.add_argument('--full', action='store_true',
+                   help='route and detect the whole history again, not only what is new '
+                   '(the kept scan copy of the history is rebuilt; other detector settings '
+                   'do it by themselves)')
     p.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                    help='after --: options for ReFrame with --run (e.g. -t acceptance)')
 
@@ -51,7 +55,8 @@ def run(args):
         perflogs=args.perflogs, es_url=args.es_url, notify_command=args.notify_command,
         notify_timeout=args.notify_timeout, site=args.site, state=args.state,
         window_days=args.window_days, ingest=not args.no_ingest,
-        retry_seconds=args.retry_seconds, mde_budget=args.mde_budget, split=args.split))
+        retry_seconds=args.retry_seconds, mde_budget=args.mde_budget, split=args.split,
+        full=args.full))
     print(text.incident_table(res.incidents))
     print(f'\nmdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
           f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '

@@ -4,7 +4,9 @@ Steps, each reported: (1) optionally ``reframe -c checks/ -r --system S`` with t
 options; (2) ``ingest`` of the perflog directory (an unreachable Elasticsearch leaves the
 records pending in the perflogs: the cycle goes on from the perflogs and exits 75, and the
 next cycle sends them); (3) change points of the system's whole history
-(:func:`mdxbench.post.analysis.changes.find`, events included); (4) incidents
+(:func:`mdxbench.post.analysis.changes.find`, events included; from Elasticsearch's
+local copy the scan keeps its own copy between cycles, ``<state>/scan``, and detects again
+only the series whose new runs could move their change points: ``--full`` does all); (4) incidents
 (:mod:`mdxbench.post.analysis.incidents`) updated in the state file; (5) the published
 site (:mod:`mdxbench.post.site.publish`: index, incident pages, the papers' tables, trends,
 the Atom feed); (6) ``notify_command`` run once per new or reopened incident, its JSON
@@ -61,6 +63,8 @@ class Options:
     mde_budget: float = 30.0
     #: split each new incident whose binary changed with it (``mdxbench incident split``)
     split: bool = False
+    #: route and detect the whole history again (the kept scan copy rebuilt)
+    full: bool = False
 
 
 @dataclasses.dataclass
@@ -108,12 +112,15 @@ def ingest(opts, log):
 
 
 def history(opts, es_ok, log):
-    '''The system's records: from Elasticsearch when it took everything, else from the
-    perflogs (said).'''
+    '''(the system's records, where from, the copy's Parquet files of them): from
+    Elasticsearch when it took everything (through the local copy, whose files the scan
+    reads), else from the perflogs (said; no files).'''
+    files = None
     if es_ok:
         df, rep = store_history.read(opts.system, url=opts.es_url, out=io.StringIO())
         source = ('the local copy (Elasticsearch unreachable)' if rep.offline
                   else 'Elasticsearch')
+        files = rep.files
         log(f'mdxbench cycle: {rep.text}')
     else:
         errors = []
@@ -122,7 +129,7 @@ def history(opts, es_ok, log):
         source = 'perflogs' + (' (Elasticsearch did not take every record)'
                                if es_ok is False else '')
     log(f'mdxbench cycle: {df.height} records of {opts.system} from {source}')
-    return df, source
+    return df, source, files
 
 
 def fingerprint(opts, es_ok, evs):
@@ -229,9 +236,12 @@ def _cycle(opts, log):
                                                           last.get('change_points', 0))
             res.new = []
         else:
-            df, res.source = history(opts, es_ok, log)
+            df, res.source, files = history(opts, es_ok, log)
             res.records = df.height
-            cps = changes.find(df, evs)
+            # over the local copy's files the scan keeps its copy between cycles: it routes
+            # what is new and detects again only what the new runs could move
+            cps = changes.find(files, evs, keep=root / 'scan', full=opts.full) if files \
+                else changes.find(df, evs)
             res.change_points = len(cps)
             before = {k: v['state'] for k, v in store.incidents.items()}
             state = incidents.update(store.incidents, incidents.group(
@@ -255,7 +265,7 @@ def _cycle(opts, log):
         store.save()
         if not store.last_cycle['site_written']:
             if res.unchanged:       # an incident told now: its state changed on the pages
-                df, _ = history(opts, es_ok, log)
+                df, _, _ = history(opts, es_ok, log)
             # the change points found above drawn on the trend page, not found again
             # (after an unchanged cycle the records are read again, and so are they)
             publish.write(site, opts.system, state, store.last_cycle, df, evs,

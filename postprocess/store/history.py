@@ -309,7 +309,7 @@ def open_copy(url=None, base=None):
 def read(system=None, url=None, out=sys.stderr, columns=None):
     '''(records table, :class:`SyncReport`): the copy brought up to date from Elasticsearch
     (the one way every command reads the store); where the records came from is said on
-    ``out`` (and is ``report.text``). A partition of the copy found broken is read again.'''
+    ``out`` (and is ``report.text``); ``report.files`` are the copy's Parquet files read. A partition of the copy found broken is read again.'''
     from mdxbench.post.store import esclient
 
     copy = open_copy(url)
@@ -326,5 +326,6 @@ def read(system=None, url=None, out=sys.stderr, columns=None):
         rep = copy.sync(client, system)
         df = copy.load(system, columns)
     rep.text = rep.line(copy.url, copy.root)
+    rep.files = [str(copy.path(i)) for i in copy.indices(system)]
     print(f'mdxbench: {rep.text}', file=out)
     return records.nightly(records.with_current_names(df)), rep

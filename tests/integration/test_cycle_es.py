@@ -43,7 +43,12 @@ def test_cycle_from_elasticsearch_tells_a_webhook_once(es, tmp_path):
         assert [h['id'] for h in Hook.received] == record['new']
         assert {s['perf_var'] for s in Hook.received[0]['series']} == {'mean_rtt', 'p50_rtt'}
 
-        # the same answer from the perflogs alone
+        # found by the scan over the local copy's files, which it keeps for the next cycle
+        kept = json.loads((tmp_path / 'state' / 'cycle' / 'local' / 'scan' /
+                           'manifest.json').read_text())['last']
+        assert kept['routed'] >= 1 and kept['series'] >= 9 and kept['explained'] >= 2, kept
+
+        # the same answer from the perflogs alone (one table in memory)
         alone = mdxbench('cycle', '--system', 'local', '--no-ingest', '--perflogs', str(plogs),
                          '--state', str(tmp_path / 'perflog-cycle'), env=env)
         assert alone.returncode == 1 and record['new'][0] in alone.stdout, alone.stdout
