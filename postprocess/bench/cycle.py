@@ -130,8 +130,8 @@ def main(series=10000, runs=365, scales=(1, 3, 10), archive_records=100000):
     print(f"baseline, same run, 1x: the store read as one table ({base['read']:.1f} s) and "
           f"scanned in memory: detect {base['detect']:.1f} s, group {base['group']:.2f} s, "
           f"peak {base['peak_mib']:.0f} MiB; {base['change_points']} change points")
-    print('site: not measured at these scales (the trend page is still one file of every '
-          'chart, issue 33 item 3)')
+    print('site: not measured by this bench yet (the trend pages are per series; their '
+          'writing at 1,000 series is in the docs, issue 33 item 3)')
     print(f'cycle over {n:,} records of perflogs: first (analyses everything, the baseline) '
           f'{first:.2f} s, then nothing new {second:.2f} s (unchanged: {rec2["unchanged"]}); '
           f'ratio {first / second:.1f}x')
