@@ -207,7 +207,7 @@ def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
     total = sum(r for _, _, r in groups)
     if total <= chunk_rows:
         parts = [_narrow(paths, fi, g, where) for fi, g, _ in groups]
-        return segment_part(pl.concat(parts) if parts else pl.DataFrame(
+        return segment_part(pl.concat(parts, how='vertical_relaxed') if parts else pl.DataFrame(
             schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'),
                     'value': pl.Float64, '_loc': pl.UInt64}), kw)
     chunks = -(-total // chunk_rows)
