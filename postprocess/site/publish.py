@@ -19,6 +19,8 @@ lists every system's last cycle and open incidents, linking to their sites: serv
 import html
 import pathlib
 
+import polars as pl
+
 from mdxbench.post.analysis import changes
 from mdxbench.post.site import feed, report, text, trends
 from mdxbench.post.store import events as events_store
@@ -244,36 +246,37 @@ def _key(inc, s):
 
 
 def series_charts(df, inc, events):
-    '''Plotly divs of the incident's series (at most MAX_CHARTS, worst first), each with
-    its change point marked.'''
-    import plotly.graph_objects as go
-    import plotly.io as pio
-
+    '''The charts of the incident's series (at most MAX_CHARTS, worst first), each a div
+    and the script that draws it (the trend pages' ``mdxbenchChart``), with every change
+    point of the series, so that each segment is drawn at its own median (the recovery
+    after the regression too), the incident's own among them.'''
     d, g = changes.series_index(df.filter(df['system'] == inc['system']))
     where = {tuple(k[f] for f in SERIES_OF_INCIDENT): (k, s, n) for k, s, n in zip(
         g.select(changes.SERIES).iter_rows(named=True), g['start'], g['n'])}
-    out = []
-    for i, s in enumerate(inc['series'][:MAX_CHARTS]):
+    parts, cps_of = [], {}
+    for s in inc['series'][:MAX_CHARTS]:
         found = where.get(tuple(s[f] for f in SERIES_OF_INCIDENT))
         if found is None:
             continue
         key, start, n = found
-        rows = d.slice(start, n).to_dicts()
-        # every change point of the series, so that each segment is drawn at its own
-        # median (the recovery after the regression too), the incident's own among them
+        if tuple(key[f] for f in changes.SERIES) in cps_of:
+            continue
         cps = [{'run': c['index'] + 1, 'verdict': changes.verdict(key['better'], c['effect']),
-                'effect': c['effect']} for c in changes.detect([r['value'] for r in rows])]
+                'effect': c['effect']}
+               for c in changes.detect(d['value'].slice(start, n).to_numpy())]
         if not any(c['run'] == s['run'] for c in cps):
             cps.append({'run': s['run'], 'verdict': changes.verdict(key['better'], s['effect']),
                         'effect': s['effect']})
-        cps.sort(key=lambda c: c['run'])
-        sevs = [e for e in events if e['system'] == inc['system']
-                and e.get('partition') in (None, key['partition'])]
-        fig = go.Figure(trends.chart(rows, key, cps, sevs))
-        out.append(f'<div class="chart" id="chart-{i}">' + pio.to_html(
-            fig, full_html=False, include_plotlyjs=False, div_id=f'chart-{i}-plot',
-            config={'responsive': True, 'displaylogo': False}) + '</div>')
-    return out
+        cps_of[tuple(key[f] for f in changes.SERIES)] = sorted(cps, key=lambda c: c['run'])
+        parts.append(d.slice(start, n))
+    if not parts:
+        return []
+    drawn = {ident: text for _, _, ident, text in trends.charts(
+        pl.concat(parts), cps_of.__getitem__, events, bounded=False)}
+    # in the incident's order (worst first), not the records'
+    order = [trends.series_id(dict(zip(changes.SERIES, k))) for k in cps_of]
+    return [f'<div class="chart" id="chart-{i}"></div><script>{drawn[i]}</script>'
+            for i in order]
 
 
 def write(site, system, incidents, last_cycle, df, events=(), sensitivity=(),
@@ -290,7 +293,7 @@ def write(site, system, incidents, last_cycle, df, events=(), sensitivity=(),
     ncharts = df.select(changes.SERIES).unique().height if df.height else 0
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
                   index_body(system, incidents, last_cycle, ncharts, sensitivity), 'index')]
-    head = '<script src="plotly.min.js"></script>'
+    head = '<script src="plotly.min.js"></script><script src="report/trends/trends.js"></script>'
     for inc in incidents.values():
         charts = series_charts(df, inc, evs)
         pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,

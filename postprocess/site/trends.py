@@ -9,19 +9,20 @@ works from the disk (``file://``) as well as served. A series' id is a hash of i
 links stay valid from one cycle to the next, and a series whose chart is the same is not
 written again.
 
-Each chart shows the values over time (passed and failed runs marked apart), the recorded
-system events as vertical rules, the change points (``mdxbench changes``) as dashed rules,
-the median of each segment between change points (the baseline the latest runs are held
-to), and the reference with its tolerance band where the records carry one. Hovering a
-point shows its job id, nodes, suite commit and binary. The index lists the series with a
-change point first.'''
+A series' file holds its data, not a figure: the points (time, value, result, job, nodes)
+as Polars writes them, a batch of series at a time, and what is drawn besides them; the
+page's own script (``trends.js``, shipped beside it) draws the chart, so that publishing
+costs about as much as the data it writes. Each chart shows the values over time (passed
+and failed runs marked apart), the recorded system events as vertical rules, the change
+points (the cycle's when it hands them over) as dashed rules whose label tells what
+changed with them, the median of each segment between change points (the baseline the
+latest runs are held to), and the reference with its tolerance band where the records
+carry one. Hovering a point shows its job id and nodes. The index lists the series with a
+change point first. The incident pages draw their series with the same script.'''
 import datetime as dt
-import functools
 import hashlib
-import html
 import json
 import pathlib
-import statistics
 
 import polars as pl
 
@@ -29,100 +30,105 @@ from mdxbench.post.store import events as events_store
 
 from mdxbench.post.analysis import changes
 
-COLORS = {'pass': '#1f77b4', 'fail': '#d62728'}
-VERDICT_COLORS = {'regression': '#d62728', 'improvement': '#2ca02c', 'no-direction': '#7f7f7f'}
+#: series whose chart data is built at once: the site's memory follows a batch, not the
+#: history
+BATCH = 5000
+
+#: significant digits of a value in a chart's data (the hover shows 4)
+DIGITS = 7
 
 
-@functools.lru_cache(maxsize=4096)
-def _provenance(meta_text):
-    '''What a point's hover says of its ``meta``: the runs of a series mostly share it, so
-    it is read once.'''
-    try:
-        meta = json.loads(meta_text) if meta_text else {}
-    except ValueError:
-        meta = {}
-    binary = changes.PROVENANCE['binary'](meta) or '?'
-    return (f"suite {(meta.get('suite_commit') or '?')[:12]}<br>binary {binary}<br>"
-            f"kernel {meta.get('node_kernel') or '?'}")
-
-
-def _hover(meta_text, row):
-    return f"job {row['jobid']}<br>nodes {row['nodes'] or '?'}<br>{_provenance(meta_text)}"
-
-
-def _iso(t):
-    return t.isoformat() if hasattr(t, 'isoformat') else t
-
-
-def _vline(x, line):
-    return {'type': 'line', 'xref': 'x', 'x0': x, 'x1': x, 'yref': 'paper', 'y0': 0, 'y1': 1,
-            'line': line}
-
-
-def chart(series_rows, key, cps, events):
-    '''The Plotly figure of one series as plain data (``{'data', 'layout'}``, JSON as it
-    is): ``series_rows`` its records in time order. Built without Plotly's figure objects,
-    whose checking of every property cost about 30 ms a chart.'''
-    t = [_iso(r['time']) for r in series_rows]
-    data, shapes, notes = [], [], []
-    for res in ('pass', 'fail', None):
-        pts = [(x, r) for x, r in zip(t, series_rows) if (r['result'] or None) == res]
-        if not pts:
-            continue
-        data.append({
-            'type': 'scatter', 'mode': 'markers', 'x': [x for x, _ in pts],
-            'y': [r['value'] for _, r in pts],
-            'name': {'pass': 'passed', 'fail': 'failed', None: 'no reference'}[res],
-            'marker': {'color': COLORS.get(res, '#9467bd'), 'size': 7,
-                       'symbol': 'x' if res == 'fail' else 'circle'},
-            'text': [_hover(r['meta'], r) for _, r in pts],
-            'hovertemplate': '%{x|%Y-%m-%d %H:%M}<br>%{y:.4g} ' + key['unit'] + '<br>%{text}'
-                             '<extra></extra>'})
-    # the segments between change points, each at its median: the baseline
-    edges = [0] + [c['run'] - 1 for c in cps] + [len(series_rows)]
-    for a, b in zip(edges, edges[1:]):
-        med = statistics.median(r['value'] for r in series_rows[a:b])
-        data.append({'type': 'scatter', 'mode': 'lines', 'x': [t[a], t[b - 1]], 'y': [med, med],
-                     'line': {'color': '#ff7f0e', 'width': 2}, 'name': 'segment median',
-                     'showlegend': a == 0, 'hoverinfo': 'skip'})
-    last = series_rows[-1]
-    if last['ref']:
-        ref = last['ref']
-        lo = ref * (1 + last['lower']) if last['lower'] is not None else None
-        hi = ref * (1 + last['upper']) if last['upper'] is not None else None
-        shapes.append({'type': 'line', 'xref': 'paper', 'x0': 0, 'x1': 1, 'yref': 'y',
-                       'y0': ref, 'y1': ref, 'line': {'color': '#2ca02c', 'dash': 'dot'}})
-        notes.append({'xref': 'paper', 'x': 1, 'yref': 'y', 'y': ref, 'showarrow': False,
-                      'xanchor': 'right', 'yanchor': 'bottom',
-                      'text': f'reference {ref:.4g}'})
-        if lo is not None or hi is not None:
-            vals = [r['value'] for r in series_rows]
-            shapes.append({'type': 'rect', 'xref': 'paper', 'x0': 0, 'x1': 1, 'yref': 'y',
-                           'y0': lo if lo is not None else min(vals + [ref]) * 0.9,
-                           'y1': hi if hi is not None else max(vals + [ref]) * 1.1,
-                           'fillcolor': '#2ca02c', 'opacity': 0.08, 'line': {'width': 0}})
-    for e in events:
-        x = _iso(e['_time'])
-        shapes.append(_vline(x, {'color': '#555', 'width': 1}))
-        notes.append({'x': x, 'y': 1, 'yref': 'paper', 'text': html.escape(e['name']),
-                      'showarrow': False, 'xanchor': 'left', 'font': {'size': 10}})
-    for c in cps:
-        x, color = t[c['run'] - 1], VERDICT_COLORS[c['verdict']]
-        shapes.append(_vline(x, {'color': color, 'dash': 'dash'}))
-        notes.append({'x': x, 'y': 0, 'yref': 'paper', 'showarrow': False, 'xanchor': 'left',
-                      'text': f"{c['effect']:+.0%}", 'font': {'size': 10, 'color': color}})
-    xaxis = {}
-    if len(set(t)) == 1:      # one point: a day either side
-        day = dt.timedelta(days=1)
-        xaxis['range'] = [_iso(series_rows[0]['time'] - day), _iso(series_rows[0]['time'] + day)]
+def _title(key):
     better = key['better'] or 'undeclared'
-    return {'data': data, 'layout': {
-        'title': {'text': f"{html.escape(key['check'])} \u2014 {key['perf_var']} "
-                          f"({key['unit']}, {better} is better) [{key['environ']}]",
-                  'font': {'size': 13}},
-        'height': 320, 'margin': {'l': 60, 'r': 20, 't': 40, 'b': 40},
-        'xaxis': xaxis, 'yaxis': {'title': {'text': key['unit']}},
-        'legend': {'orientation': 'h', 'y': -0.2}, 'shapes': shapes, 'annotations': notes}}
+    return (f"{key['check']} \u2014 {key['perf_var']} ({key['unit']}, {better} is better) "
+            f"[{key['environ']}]")
+
+
+def _epoch(t):
+    return t.timestamp() if hasattr(t, 'timestamp') else \
+        dt.datetime.fromisoformat(t).timestamp()
+
+
+def _extras(key, ref, cps, events):
+    '''What a series' chart draws besides its points: title, unit, the reference and its
+    band, the events (time in seconds since the epoch, name), the change points (run,
+    verdict, effect, explanation).'''
+    band = None
+    if ref['ref']:
+        band = {'ref': ref['ref'],
+                'lo': ref['ref'] * (1 + ref['lower']) if ref['lower'] is not None else None,
+                'hi': ref['ref'] * (1 + ref['upper']) if ref['upper'] is not None else None}
+    return {'title': _title(key), 'unit': key['unit'], 'ref': band,
+            'events': [{'t': _epoch(e['_time']), 'name': e['name']} for e in events],
+            'cps': [{'run': c['run'], 'verdict': c['verdict'], 'effect': c['effect'],
+                     'explanation': c.get('explanation')} for c in cps]}
+
+
+def _points(d):
+    '''Each series of ``d`` (records laid out by ``changes.series_index``) as one row: its
+    keys, runs, first and last time, last reference, and ``data``: its points as JSON text
+    (``t``: seconds since the epoch, the first absolute and the others from the previous
+    run; ``v`` the values; ``r`` a letter a run, p passed, f failed, n no reference;
+    ``job`` and ``nodes``), built by Polars, without a Python object per record.'''
+    e = pl.col('time').dt.epoch('s')
+    g = d.group_by(changes.SERIES, maintain_order=True).agg(
+        pl.len().alias('n'), pl.col('time').first().alias('first'),
+        pl.col('time').last().alias('last'),
+        pl.col('ref').last(), pl.col('lower').last(), pl.col('upper').last(),
+        e.diff().fill_null(e.first()).alias('t'),
+        pl.col('value').round_sig_figs(DIGITS).alias('v'),
+        pl.col('result').replace_strict({'pass': 'p', 'fail': 'f'}, default='n',
+                                        return_dtype=pl.Utf8).str.join('').alias('r'),
+        pl.col('jobid').cast(pl.Utf8).alias('job'), pl.col('nodes').cast(pl.Utf8))
+    return g.with_columns(pl.struct('t', 'v', 'r', 'job', 'nodes').struct.json_encode()
+                          .alias('data')).drop('t', 'v', 'r', 'job', 'nodes')
+
+
+def _series_events(evs, key, first, last):
+    return [e for e in evs if e['system'] == key['system']
+            and e.get('partition') in (None, key['partition'])
+            and first <= e['_time'] <= last]
+
+
+def charts(d, cps_of, evs, bounded=True):
+    '''(series keys, runs, id, the text of its chart file) of each series of ``d``
+    (records laid out by ``changes.series_index``), ``BATCH`` series at a time;
+    ``cps_of(key tuple)`` its change points, ``evs`` the timed events (``bounded``: only
+    those within the series' first and last run).'''
+    g = d.group_by(changes.SERIES, maintain_order=True).agg(pl.len().alias('n'))
+    start = 0
+    for lo in range(0, g.height, BATCH):
+        n = int(g['n'][lo:lo + BATCH].sum())
+        for row in _points(d.slice(start, n)).iter_rows(named=True):
+            key = {k: row[k] for k in changes.SERIES}
+            ident = series_id(key)
+            sevs = _series_events(evs, key, row['first'], row['last']) if bounded else \
+                [e for e in evs if e['system'] == key['system']
+                 and e.get('partition') in (None, key['partition'])]
+            extras = _extras(key, row, cps_of(tuple(key[k] for k in changes.SERIES)), sevs)
+            yield key, row['n'], ident, (f'mdxbenchChart({json.dumps(ident)}, {row["data"]}, '
+                                         f'{json.dumps(extras, default=str)});\n')
+        start += n
+
+
+def chart_data(text, ident):
+    '''(the points, what is drawn besides them) of the text of the chart file of series
+    ``ident``.'''
+    head = f'mdxbenchChart({json.dumps(ident)}, '
+    if not text.startswith(head) or not text.endswith(');\n'):
+        raise ValueError(f'trends: not the chart file of {ident}: {text[:80]!r}')
+    return tuple(json.loads('[' + text[len(head):-3] + ']'))
+
+
+def script_path():
+    '''The chart-drawing and index script shipped with the site (``trends.js``).'''
+    return pathlib.Path(__file__).with_name('trends.js')
+
+
+def write_script(directory):
+    '''``trends.js`` in ``directory`` (written when it differs).'''
+    directory.mkdir(parents=True, exist_ok=True)
+    _write_if_changed(directory / 'trends.js', script_path().read_text())
 
 
 def write_plotly(directory):
@@ -148,6 +154,7 @@ def series_id(key):
 PAGE = '''<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mdxbench trends</title>
 <script src="trends/plotly.min.js"></script>
+<script src="trends/trends.js"></script>
 <style>
 body {{ font-family: sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
@@ -156,12 +163,13 @@ th, td {{ border: 1px solid #999; padding: 0.2em 0.5em; text-align: left; }}
 .improvement {{ color: #2ca02c; }}
 .chart {{ max-width: 1100px; }}
 </style></head>
-<body data-charts="{ncharts}">
+<body data-charts="{ncharts}" data-shown="{shown}">
 <h1>mdxbench trends</h1>
 <p>{nseries} series, {nrecords} records, {ncps} change points. Open a series for its chart:
 values over time (failed runs as crosses), recorded events as grey rules, change points as
-dashed rules (red: regression, green: improvement), the median of each segment between
-change points (orange), the reference and its tolerance band (green) where one applies.</p>
+dashed rules (red: regression, green: improvement; hover the label for what changed), the
+median of each segment between change points (orange), the reference and its tolerance
+band (green) where one applies.</p>
 <p><label>system:partition <select id="f-target"><option value="">all</option></select></label>
 <label>verdict <select id="f-verdict"><option value="">all</option>
 <option>regression</option><option>improvement</option><option>no-direction</option>
@@ -171,55 +179,8 @@ change points (orange), the reference and its tolerance band (green) where one a
 <table><thead><tr><th>system:partition</th><th>check</th><th>perf var</th><th>runs</th>
 <th>latest change point</th><th>minimum detectable effect</th></tr></thead>
 <tbody id="series"></tbody></table>
-<script>
-var ROWS = [], SHOWN = {shown};
-function mdxbenchIndex(rows) {{ ROWS = rows; }}
-function esc(t) {{ var d = document.createElement('div'); d.textContent = t; return d.innerHTML; }}
-function render() {{
-  var tgt = document.getElementById('f-target').value, ver = document.getElementById('f-verdict').value,
-      chk = document.getElementById('f-check').value.toLowerCase(), body = document.getElementById('series'),
-      out = [], n = 0;
-  ROWS.forEach(function (r) {{
-    if ((tgt && r.target !== tgt) || (chk && r.check.toLowerCase().indexOf(chk) < 0)
-        || (ver === 'none' && r.verdict) || (ver && ver !== 'none' && r.verdict !== ver)) return;
-    n += 1;
-    if (n > SHOWN && r.id !== location.hash.slice(1)) return;
-    out.push('<tr id="' + r.id + '"><td>' + esc(r.target) + '</td><td><a href="#' + r.id + '">'
-      + esc(r.check) + '</a></td><td>' + esc(r.perf_var) + '</td><td>' + r.runs + '</td><td>'
-      + (r.verdict ? '<span class="' + r.verdict + '">' + r.verdict + ' ' + r.effect
-         + '</span> since ' + r.since : '&ndash;') + '</td><td>' + esc(r.mde) + '</td></tr>');
-  }});
-  body.innerHTML = out.join('');
-  document.getElementById('shown').textContent = n > SHOWN ?
-    'the first ' + SHOWN + ' of ' + n + ' matching series (filter to see others)' : n + ' matching series';
-  open_(location.hash.slice(1));
-}}
-function mdxbenchChart(id, fig) {{
-  var div = document.getElementById('chart-' + id);
-  if (div) Plotly.newPlot(div, fig.data, fig.layout, {{responsive: true, displaylogo: false}});
-}}
-function open_(id) {{
-  var row = document.getElementById(id);
-  if (!id || !row || document.getElementById('chart-' + id)) return;
-  var tr = document.createElement('tr'), td = document.createElement('td'), div = document.createElement('div');
-  td.colSpan = 6; div.id = 'chart-' + id; div.className = 'chart';
-  td.appendChild(div); tr.appendChild(td); row.parentNode.insertBefore(tr, row.nextSibling);
-  var s = document.createElement('script'); s.src = 'trends/' + id + '.js'; document.head.appendChild(s);
-}}
-window.addEventListener('hashchange', function () {{ open_(location.hash.slice(1)); }});
-</script>
 <script src="trends/index.js"></script>
-<script>
-var targets = [];
-ROWS.forEach(function (r) {{ if (targets.indexOf(r.target) < 0) targets.push(r.target); }});
-targets.forEach(function (t) {{
-  var o = document.createElement('option'); o.textContent = t; document.getElementById('f-target').appendChild(o);
-}});
-['f-target', 'f-verdict', 'f-check'].forEach(function (id) {{
-  document.getElementById(id).addEventListener('input', render);
-}});
-render();
-</script>
+<script>mdxbenchStart();</script>
 </body></html>
 '''
 
@@ -237,10 +198,23 @@ def _write_if_changed(path, text):
     '''Write ``text`` to ``path`` unless it holds it already; whether it was written.'''
     if path.exists() and path.read_text() == text:
         return False
+    _replace(path, text)
+    return True
+
+
+def _replace(path, text):
     tmp = path.with_name(path.name + '.tmp')
     tmp.write_text(text)
     tmp.replace(path)
-    return True
+
+
+def _digest(text):
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+#: the digests of the chart files as last written, beside them: a series whose chart did
+#: not change is not written again, and not read to know it
+DIGESTS = '.digests.json'
 
 
 def write(df, path, events=(), sensitivity=None, change_points=None):
@@ -254,46 +228,46 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
     from mdxbench.post.site import text
 
     path = pathlib.Path(path)
-    charts = path.parent / 'trends'
-    write_plotly(charts)
+    folder = path.parent / 'trends'
+    write_plotly(folder)
+    write_script(folder)
     evs = events_store.timed(events)
     cps = changes.find(df, evs) if change_points is None else list(change_points)
     by_series = {}
     for c in cps:
         by_series.setdefault(tuple(c[k] for k in changes.SERIES), []).append(c)
-
-    d, g = changes.series_index(df)
+    for v in by_series.values():
+        v.sort(key=lambda c: c['run'])
     mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
-    entries = []
-    for key, start, n in zip(g.select(changes.SERIES).iter_rows(named=True), g['start'],
-                             g['n']):
-        k = tuple(key[f] for f in changes.SERIES)
-        entries.append((key, start, n, sorted(by_series.get(k, []), key=lambda c: c['run'])))
-    entries.sort(key=lambda e: (not e[3], e[0]['system'], e[0]['partition'], e[0]['check'],
-                                e[0]['perf_var']))
+    try:
+        before = json.loads((folder / DIGESTS).read_text())
+    except (OSError, ValueError):
+        before = {}
 
-    index, written = [], set()
-    for key, start, n, scps in entries:
+    d, _ = changes.series_index(df)
+    index, digests = [], {}
+    for key, n, ident, chart_text in charts(d, lambda k: by_series.get(k, []), evs):
         k = tuple(key[f] for f in changes.SERIES)
-        ident = series_id(key)
-        rows = d.slice(start, n).to_dicts()
-        sevs = [e for e in evs if e['system'] == key['system']
-                and e.get('partition') in (None, key['partition'])
-                and rows[0]['time'] <= e['_time'] <= rows[-1]['time']]
+        scps = by_series.get(k, [])
         last = scps[-1] if scps else None
         index.append({'id': ident, 'target': f"{key['system']}:{key['partition']}",
                       'check': key['check'], 'perf_var': key['perf_var'], 'runs': n,
                       'verdict': last['verdict'] if last else None,
                       'effect': f"{last['effect']:+.1%}" if last else None,
                       'since': f"{last['time'][:10]} (run {last['run']})" if last else None,
-                      'mde': text.mde(mdes[k]) if k in mdes else 'not computed'})
-        fig = json.dumps(chart(rows, key, scps, sevs), default=str)
-        _write_if_changed(charts / f'{ident}.js', f'mdxbenchChart({json.dumps(ident)}, {fig});\n')
-        written.add(f'{ident}.js')
-    for old in charts.glob('s*.js'):
-        if old.name not in written:
+                      'mde': text.mde(mdes[k]) if k in mdes else 'not computed',
+                      '_order': (not scps, key['system'], key['partition'], key['check'],
+                                 key['perf_var'])})
+        digests[ident] = _digest(chart_text)
+        file = folder / f'{ident}.js'
+        if before.get(ident) != digests[ident] or not file.exists():
+            _replace(file, chart_text)
+    for old in folder.glob('s*.js'):
+        if old.stem not in digests:
             old.unlink()
-    _write_if_changed(charts / 'index.js', 'mdxbenchIndex(' + json.dumps(index) + ');\n')
-    _write_if_changed(path, PAGE.format(ncharts=len(entries), nseries=len(entries),
+    _replace(folder / DIGESTS, json.dumps(digests))
+    index.sort(key=lambda r: r.pop('_order'))
+    _write_if_changed(folder / 'index.js', 'mdxbenchIndex(' + json.dumps(index) + ');\n')
+    _write_if_changed(path, PAGE.format(ncharts=len(index), nseries=len(index),
                                         nrecords=d.height, ncps=len(cps), shown=SHOWN))
-    return len(entries), cps
+    return len(index), cps

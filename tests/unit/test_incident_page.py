@@ -7,7 +7,7 @@ import datetime as dt
 import re
 
 from mdxbench.post.analysis import incidents
-from mdxbench.post.site import publish
+from mdxbench.post.site import publish, trends
 from mdxbench.post.store import records
 
 from test_changes import T0, gauss, rows
@@ -32,10 +32,16 @@ def test_a_recovered_node_is_resolved_and_every_segment_is_drawn(tmp_path):
     cause = re.search(r'<tr><th>cause</th><td>(.*?)</td></tr>', html).group(1)
     assert cause.startswith('event &quot;quota on n1&quot;') and 'event: event' not in html, cause
     assert '>None<' not in html
-    # three segments at their own medians (~100, ~70, ~106): two change points drawn, the
-    # regression in red, the recovery in green
-    chart = html[html.index('id="chart-0"'):]
-    assert chart.count('"name":"segment median"') == 3, chart.count('segment median')
-    assert '#d62728' in chart and '#2ca02c' in chart
-    assert '"text":"-30%"' in chart and re.search(r'"text":"\+5\d%"', chart), \
-        re.findall(r'"text":"[+-]\d+%"', chart)
+    # three segments (~100, ~70, ~106): both change points of the series are handed to
+    # the chart (the trend pages' script draws each segment at its median), the regression
+    # and the recovery
+    ident = re.search(r'<div class="chart" id="chart-(s[0-9a-f]{16})"></div><script>', html)[1]
+    text = html[html.index(f'mdxbenchChart("{ident}", '):]
+    pts, drawn = trends.chart_data(text[:text.index(');\n') + 3], ident)
+    assert len(pts['v']) == 90
+    assert [(c['run'], c['verdict']) for c in drawn['cps']] == [(31, 'regression'),
+                                                                  (61, 'improvement')]
+    assert round(drawn['cps'][0]['effect'], 2) == -0.3 and 0.5 < drawn['cps'][1]['effect'] < 0.6
+    assert [e['name'] for e in drawn['events']] == ['quota on n1']
+    assert '<script src="report/trends/trends.js"></script>' in html
+    assert (tmp_path / 'report' / 'trends' / 'trends.js').exists()

@@ -21,9 +21,9 @@ def _records():
 
 
 def _chart(path, ident):
+    '''(the points, what is drawn besides them) of a series' chart file.'''
     text = (path.parent / 'trends' / f'{ident}.js').read_text()
-    assert text.startswith(f'mdxbenchChart("{ident}", ') and text.endswith(');\n')
-    return json.loads(text[len(f'mdxbenchChart("{ident}", '):-3])
+    return trends.chart_data(text, ident)
 
 
 def test_an_index_and_a_chart_per_series_in_its_own_file_changes_first(tmp_path):
@@ -43,16 +43,22 @@ def test_an_index_and_a_chart_per_series_in_its_own_file_changes_first(tmp_path)
     assert index[0]['verdict'] == 'regression' and index[0]['effect'].startswith('-2')
     assert index[0]['since'].endswith('(run 16)') and index[1]['verdict'] is None
     assert [r['runs'] for r in index] == [30, 1, 30]
-    # each series' chart: its points, the event's rule, the reference
-    stepped_chart = _chart(page, index[0]['id'])
-    assert sum(len(t['y']) for t in stepped_chart['data'] if t['mode'] == 'markers') == 30
-    assert 'BIOS update' in json.dumps(stepped_chart['layout'])
-    assert 'reference 50' in json.dumps(_chart(page, index[2]['id'])['layout'])
+    # each series' chart: its points in time order, the event, the change point, the
+    # reference and its band
+    pts, drawn = _chart(page, index[0]['id'])
+    assert len(pts['v']) == len(pts['t']) == len(pts['r']) == len(pts['job']) == 30
+    assert pts['r'] == 'p' * 30 and pts['v'][16] < 0.9 * pts['v'][14]
+    assert all(step == 86400 for step in pts['t'][1:])
+    assert pts['t'][0] == T0.timestamp()
+    assert [e['name'] for e in drawn['events']] == ['BIOS update']
+    [cp] = drawn['cps']
+    assert cp['run'] == 16 and cp['verdict'] == 'regression' and 'BIOS update' in cp['explanation']
+    steady, drawn = _chart(page, index[2]['id'])
+    assert drawn['ref'] == {'ref': 50.0, 'lo': 45.0, 'hi': None} and drawn['cps'] == []
+    assert drawn['title'].startswith('HpccStream \u2014 copy') and set(steady['r']) <= {'p', 'f'}
     assert len({r['id'] for r in index}) == 3
-    # the charts are built as plain data: Plotly's own checking accepts each
-    import plotly.graph_objects as go
-    for r in index:
-        go.Figure(_chart(page, r['id']))
+    # the page's script, which draws them, is beside it
+    assert 'function mdxbenchChart(' in (tmp_path / 'trends' / 'trends.js').read_text()
 
 
 def test_ids_stay_unchanged_charts_are_not_rewritten_and_gone_series_removed(tmp_path):
