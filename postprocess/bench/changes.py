@@ -42,12 +42,14 @@ def real_meta():
     return records.from_perflogs([PROVENANCE_FROM])['meta'][0]
 
 
-def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, first_run=0):
+def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, first_run=0,
+               start='2025-01-01T00:00:00'):
     '''The synthetic store: one Parquet file written ``chunk`` series at a time (one row
     group each, so its writer's memory does not grow with the series), built with NumPy (no
     per-record Python); every record carries ``meta`` (the real provenance of
     :func:`real_meta`, or none); runs ``first_run`` to ``runs - 1`` of each series (a later
-    file of the same ``seed`` goes on the same series: the next night's runs). The number of
+    file of the same ``seed`` goes on the same series: the next night's runs), the first
+    at ``start`` (UTC), one a day. The number of
     series given a 10% step.'''
     import polars as pl
     import pyarrow.parquet as pq
@@ -58,7 +60,7 @@ def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, f
     stepped = rng.random(nseries) < share
     systems = np.array(['mdx2', 'laurel', 'aws-pcluster', 'local'])
     nodes = np.array([f'node{i:04d}' for i in range(1000)])
-    t0 = np.datetime64('2025-01-01T00:00:00', 'us')
+    t0 = np.datetime64(start, 'us')
     writer = None
     try:
         for lo in range(0, nseries, chunk):

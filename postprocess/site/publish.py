@@ -271,7 +271,7 @@ def series_charts(df, inc, events):
         parts.append(d.slice(start, n))
     if not parts:
         return []
-    drawn = {ident: text for _, _, ident, text in trends.charts(
+    drawn = {ident: text for _, _, ident, text, *_ in trends.charts(
         pl.concat(parts), cps_of.__getitem__, events, bounded=False)}
     # in the incident's order (worst first), not the records'
     order = [trends.series_id(dict(zip(changes.SERIES, k))) for k in cps_of]

@@ -24,9 +24,14 @@ function vline(x, line) {
 
 // the Plotly figure of a series: its points by result, the median of each segment
 // between change points, the reference and its band, events and change points as rules
-function mdxbenchFigure(s, x) {
-  var t = [], acc = 0, i, data = [], shapes = [], notes = [];
-  for (i = 0; i < s.t.length; i++) { acc += s.t[i]; t.push(day(acc)); }
+function mdxbenchFigure(parts, x) {
+  var t = [], acc = 0, i, data = [], shapes = [], notes = [], s = {v: [], r: '', job: [], nodes: []};
+  // the parts (earlier runs, the latest month's), each with its first time absolute
+  parts.forEach(function (p) {
+    if (!p) return;
+    for (acc = 0, i = 0; i < p.t.length; i++) { acc += p.t[i]; t.push(day(acc)); }
+    s.v = s.v.concat(p.v); s.r += p.r; s.job = s.job.concat(p.job); s.nodes = s.nodes.concat(p.nodes);
+  });
   ['p', 'f', 'n'].forEach(function (res) {
     var px = [], py = [], tx = [];
     for (var j = 0; j < t.length; j++) {
@@ -80,10 +85,31 @@ function mdxbenchFigure(s, x) {
     legend: {orientation: 'h', y: -0.2}, shapes: shapes, annotations: notes}};
 }
 
-// a series' data file calls this when it has loaded
-function mdxbenchChart(id, s, x) {
-  var div = document.getElementById('chart-' + id), fig = mdxbenchFigure(s, x);
+function draw(id, parts, x) {
+  var div = document.getElementById('chart-' + id), fig = mdxbenchFigure(parts, x);
   if (div) Plotly.newPlot(div, fig.data, fig.layout, {responsive: true, displaylogo: false});
+}
+
+// a series' file calls this when it has loaded: its earlier runs and what is drawn besides
+// them; its latest month's runs are in the file of its bucket (x.latest), loaded once
+var WAITING = {}, LATEST = {};
+function mdxbenchChart(id, earlier, x) {
+  if (!x.latest) return draw(id, [earlier], x);
+  if (LATEST[x.latest]) return draw(id, [earlier, LATEST[x.latest][id]], x);
+  var first = !Object.keys(WAITING).some(function (k) { return WAITING[k][1].latest === x.latest; });
+  WAITING[id] = [earlier, x];
+  if (!first) return;
+  var s = document.createElement('script'); s.src = 'trends/' + x.latest; document.head.appendChild(s);
+}
+function mdxbenchLatest(b, points) {
+  var name = 'latest-' + b + '.js';
+  LATEST[name] = points;
+  Object.keys(WAITING).forEach(function (id) {
+    var w = WAITING[id];
+    if (w[1].latest !== name) return;
+    delete WAITING[id];
+    draw(id, [w[0], points[id]], w[1]);
+  });
 }
 
 function render() {
@@ -112,7 +138,8 @@ function open_(id) {
   var tr = document.createElement('tr'), td = document.createElement('td'), div = document.createElement('div');
   td.colSpan = 6; div.id = 'chart-' + id; div.className = 'chart';
   td.appendChild(div); tr.appendChild(td); row.parentNode.insertBefore(tr, row.nextSibling);
-  var s = document.createElement('script'); s.src = 'trends/' + id + '.js'; document.head.appendChild(s);
+  var s = document.createElement('script'); s.src = 'trends/' + id.slice(1, 3) + '/' + id + '.js';
+  document.head.appendChild(s);
 }
 
 // the index page: the filters' choices, then the rows

@@ -30,12 +30,16 @@ from mdxbench.post.store import events as events_store
 
 from mdxbench.post.analysis import changes
 
-#: series whose chart data is built at once: the site's memory follows a batch, not the
-#: history
-BATCH = 5000
+#: records of the history handled at once while the pages are written (a share of the
+#: series, by a hash of their keys): the memory this takes beside the records follows it
+BATCH_ROWS = 2_000_000
 
 #: significant digits of a value in a chart's data (the hover shows 4)
 DIGITS = 7
+
+#: the columns the trend pages read of the records
+COLUMNS = changes.SERIES + ['time', 'value', 'result', 'jobid', 'nodes', 'ref', 'lower',
+                            'upper']
 
 
 def _title(key):
@@ -49,75 +53,144 @@ def _epoch(t):
         dt.datetime.fromisoformat(t).timestamp()
 
 
-def _extras(key, ref, cps, events):
+def _extras(key, ref, cps, events, latest):
     '''What a series' chart draws besides its points: title, unit, the reference and its
     band, the events (time in seconds since the epoch, name), the change points (run,
-    verdict, effect, explanation).'''
+    verdict, effect, explanation); ``latest``: the file of its latest month's runs, or
+    None.'''
     band = None
     if ref['ref']:
         band = {'ref': ref['ref'],
                 'lo': ref['ref'] * (1 + ref['lower']) if ref['lower'] is not None else None,
                 'hi': ref['ref'] * (1 + ref['upper']) if ref['upper'] is not None else None}
-    return {'title': _title(key), 'unit': key['unit'], 'ref': band,
+    return {'title': _title(key), 'unit': key['unit'], 'ref': band, 'latest': latest,
             'events': [{'t': _epoch(e['_time']), 'name': e['name']} for e in events],
             'cps': [{'run': c['run'], 'verdict': c['verdict'], 'effect': c['effect'],
                      'explanation': c.get('explanation')} for c in cps]}
 
 
 def _points(d):
-    '''Each series of ``d`` (records laid out by ``changes.series_index``) as one row: its
-    keys, runs, first and last time, last reference, and ``data``: its points as JSON text
-    (``t``: seconds since the epoch, the first absolute and the others from the previous
-    run; ``v`` the values; ``r`` a letter a run, p passed, f failed, n no reference;
-    ``job`` and ``nodes``), built by Polars, without a Python object per record.'''
+    '''{series number: its points as JSON text} of the records ``d`` (laid out by
+    ``changes.series_index``, with ``_sid``): ``t`` seconds since the epoch, the first
+    absolute and the others from the previous run; ``v`` the values; ``r`` a letter a run
+    (p passed, f failed, n no reference); ``job`` and ``nodes``. Built by Polars, without
+    a Python object per record.'''
     e = pl.col('time').dt.epoch('s')
-    g = d.group_by(changes.SERIES, maintain_order=True).agg(
-        pl.len().alias('n'), pl.col('time').first().alias('first'),
-        pl.col('time').last().alias('last'),
-        pl.col('ref').last(), pl.col('lower').last(), pl.col('upper').last(),
+    g = d.group_by('_sid', maintain_order=True).agg(
         e.diff().fill_null(e.first()).alias('t'),
         pl.col('value').round_sig_figs(DIGITS).alias('v'),
         pl.col('result').replace_strict({'pass': 'p', 'fail': 'f'}, default='n',
                                         return_dtype=pl.Utf8).str.join('').alias('r'),
         pl.col('jobid').cast(pl.Utf8).alias('job'), pl.col('nodes').cast(pl.Utf8))
-    return g.with_columns(pl.struct('t', 'v', 'r', 'job', 'nodes').struct.json_encode()
-                          .alias('data')).drop('t', 'v', 'r', 'job', 'nodes')
+    return dict(zip(g['_sid'], g.select(pl.struct('t', 'v', 'r', 'job', 'nodes')
+                                        .struct.json_encode())[:, 0]))
 
 
-def _series_events(evs, key, first, last):
+def _series_events(evs, key, first, last, bounded):
     return [e for e in evs if e['system'] == key['system']
             and e.get('partition') in (None, key['partition'])
-            and first <= e['_time'] <= last]
+            and (not bounded or first <= e['_time'] <= last)]
 
 
-def charts(d, cps_of, evs, bounded=True):
-    '''(series keys, runs, id, the text of its chart file) of each series of ``d``
-    (records laid out by ``changes.series_index``), ``BATCH`` series at a time;
-    ``cps_of(key tuple)`` its change points, ``evs`` the timed events (``bounded``: only
-    those within the series' first and last run).'''
-    g = d.group_by(changes.SERIES, maintain_order=True).agg(pl.len().alias('n'))
-    start = 0
-    for lo in range(0, g.height, BATCH):
-        n = int(g['n'][lo:lo + BATCH].sum())
-        for row in _points(d.slice(start, n)).iter_rows(named=True):
+def _narrow(df, have):
+    '''The records' columns the pages read (those absent null), with ``_sid``.'''
+    return df.select([pl.col(c) if c in have else pl.lit(None, dtype=pl.Float64
+                                                          if c in ('ref', 'lower', 'upper')
+                                                          else pl.Utf8).alias(c)
+                      for c in COLUMNS] + ['_sid'])
+
+
+def _known(n, s, q, t):
+    return f'{n} {s!r} {q!r} {t}'
+
+
+def bucket(ident):
+    '''The share of the series ``ident`` belongs to (256, by its id): its file is in the
+    folder of that name, and its latest month's runs in ``latest-<bucket>.js``.'''
+    return ident[1:3]
+
+
+def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: True):
+    '''Each series of the records ``df`` as (keys, runs, id, the text of its file, what
+    that text is known by, the JSON text of its runs since ``cut``), a share of the series
+    at a time (the records of about ``BATCH_ROWS``, by a hash of their keys).
+
+    A series' file holds its runs before ``cut`` (all of them when ``cut`` is None) and
+    what is drawn besides them; it is known by those runs' number, the sums of their
+    values and squares, the last one's time, and the text of the rest; it is built only
+    where ``build(id, what it is known by)`` says so (None otherwise).
+    ``cps_of(key tuple)``: a series' change points; ``evs``: the timed events
+    (``bounded``: only those between its first and last run).'''
+    have = df.collect_schema().names()
+    if '_sid' not in have:
+        df = df.with_columns(pl.struct(changes.SERIES).hash(seed=7).alias('_sid'))
+    shares = max(1, -(-df.height // BATCH_ROWS))
+    for share in range(shares):
+        sel = pl.col('value').is_not_null()
+        if shares > 1:
+            sel = sel & (pl.col('_sid') % shares == share)
+        # one series' runs in time order, those at the same time in value order, as
+        # changes.series_index lays them out (a change point's run counts them)
+        d = _narrow(df.filter(sel), have).sort(['_sid', 'time', 'value'])
+        early = pl.col('time') < cut if cut is not None else pl.lit(True)
+        g = d.group_by('_sid', maintain_order=True).agg(
+            *[pl.col(k).first() for k in changes.SERIES],
+            pl.len().alias('n'), pl.col('time').first().alias('first'),
+            pl.col('time').last().alias('last'), pl.col('ref').last(),
+            pl.col('lower').last(), pl.col('upper').last(),
+            early.sum().alias('_n0'), pl.col('value').filter(early).sum().alias('_s'),
+            (pl.col('value') ** 2).filter(early).sum().alias('_q'),
+            pl.col('time').filter(early).max().alias('_t'))
+        rows = []
+        for row in g.iter_rows(named=True):
             key = {k: row[k] for k in changes.SERIES}
             ident = series_id(key)
-            sevs = _series_events(evs, key, row['first'], row['last']) if bounded else \
-                [e for e in evs if e['system'] == key['system']
-                 and e.get('partition') in (None, key['partition'])]
-            extras = _extras(key, row, cps_of(tuple(key[k] for k in changes.SERIES)), sevs)
-            yield key, row['n'], ident, (f'mdxbenchChart({json.dumps(ident)}, {row["data"]}, '
-                                         f'{json.dumps(extras, default=str)});\n')
-        start += n
+            latest = cut is not None and row['n'] > row['_n0']
+            extras = json.dumps(_extras(
+                key, row, cps_of(tuple(key[k] for k in changes.SERIES)),
+                _series_events(evs, key, row['first'], row['last'], bounded),
+                f'latest-{bucket(ident)}.js' if latest else None), default=str)
+            known = _digest(_known(row['_n0'], row['_s'], row['_q'], row['_t']) + extras)
+            rows.append((row, key, ident, extras, known, build(ident, known), latest))
+        want = [row['_sid'] for row, *_, made, _ in rows if made]
+        earlier = _points(d.filter(early & pl.col('_sid').is_in(want))) if want else {}
+        recent = _points(d.filter(~early)) if cut is not None else {}
+        for row, key, ident, extras, known, made, _ in rows:
+            text = (f'mdxbenchChart({json.dumps(ident)}, {earlier.get(row["_sid"], "null")}, '
+                    f'{extras});\n') if made else None
+            yield key, row['n'], ident, text, known, recent.get(row['_sid'])
 
 
 def chart_data(text, ident):
-    '''(the points, what is drawn besides them) of the text of the chart file of series
+    '''(the points, what is drawn besides them) of the text of the file of series
     ``ident``.'''
     head = f'mdxbenchChart({json.dumps(ident)}, '
     if not text.startswith(head) or not text.endswith(');\n'):
         raise ValueError(f'trends: not the chart file of {ident}: {text[:80]!r}')
     return tuple(json.loads('[' + text[len(head):-3] + ']'))
+
+
+def series_file(folder, ident):
+    return pathlib.Path(folder) / bucket(ident) / f'{ident}.js'
+
+
+def latest_data(text):
+    '''{series id: its latest month's points} of the text of a ``latest-<bucket>.js``.'''
+    head = 'mdxbenchLatest('
+    if not text.startswith(head) or not text.endswith(');\n'):
+        raise ValueError(f'trends: not a file of latest runs: {text[:80]!r}')
+    return json.loads('[' + text[len(head):-3] + ']')[1]
+
+
+def series_points(folder, ident):
+    '''(the points of series ``ident``, its earlier runs and its latest month's
+    together; what is drawn besides them) as its files in ``folder`` hold them.'''
+    pts, extras = chart_data(series_file(folder, ident).read_text(), ident)
+    parts = [p for p in (pts, latest_data((pathlib.Path(folder) / extras['latest'])
+                                          .read_text())[ident]
+                         if extras['latest'] else None) if p]
+    return {k: ''.join(p[k] for p in parts) if k == 'r' else [x for p in parts for x in p[k]]
+            for k in ('t', 'v', 'r', 'job', 'nodes')}, extras, parts
 
 
 def script_path():
@@ -217,11 +290,22 @@ def _digest(text):
 DIGESTS = '.digests.json'
 
 
+def _month(t):
+    return dt.datetime(t.year, t.month, 1, tzinfo=dt.timezone.utc)
+
+
 def write(df, path, events=(), sensitivity=None, change_points=None):
     '''Write the trend page for the records of ``df`` to ``path`` and its series' files
-    beside it (``trends/``); returns the number of charts and the change points. The files
-    of series whose chart did not change are not written again; those of series no longer
-    in the records are removed. ``sensitivity``: the series' minimum detectable effects
+    beside it (``trends/``); returns the number of charts and the change points.
+
+    A series' file, ``trends/<bucket>/<id>.js``, holds its runs before the month of the
+    newest record and what is drawn besides them: it is built and written only when those
+    changed (known by the runs' number, the sums of their values and squares, the last
+    one's time and the text of the rest, kept in ``trends/.digests.json``). The runs of
+    that month are in ``trends/latest-<bucket>.js``, one file for a 256th of the series:
+    a nightly cycle writes 256 files and the series whose change points, events or
+    reference moved, not a file per series. Files of series no longer in the records are
+    removed. ``sensitivity``: the series' minimum detectable effects
     (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index. ``change_points``:
     those a cycle already found on the same records and events (:func:`changes.find`),
     drawn as they are; None: found here.'''
@@ -243,10 +327,16 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
         before = json.loads((folder / DIGESTS).read_text())
     except (OSError, ValueError):
         before = {}
+    cut = df.select(pl.col('time').filter(pl.col('value').is_not_null()).max()).item()
+    cut = _month(cut) if cut is not None else None
 
-    d, _ = changes.series_index(df)
-    index, digests = [], {}
-    for key, n, ident, chart_text in charts(d, lambda k: by_series.get(k, []), evs):
+    def build(ident, known):
+        # a series' file is built unless it is known unchanged and it is there
+        return before.get(ident) != known or not series_file(folder, ident).exists()
+
+    index, digests, latest = [], {}, {}
+    for key, n, ident, chart_text, known, recent in charts(
+            df, lambda k: by_series.get(k, []), evs, cut=cut, build=build):
         k = tuple(key[f] for f in changes.SERIES)
         scps = by_series.get(k, [])
         last = scps[-1] if scps else None
@@ -258,16 +348,26 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
                       'mde': text.mde(mdes[k]) if k in mdes else 'not computed',
                       '_order': (not scps, key['system'], key['partition'], key['check'],
                                  key['perf_var'])})
-        digests[ident] = _digest(chart_text)
-        file = folder / f'{ident}.js'
-        if before.get(ident) != digests[ident] or not file.exists():
+        digests[ident] = known
+        if chart_text is not None:
+            file = series_file(folder, ident)
+            file.parent.mkdir(exist_ok=True)
             _replace(file, chart_text)
-    for old in folder.glob('s*.js'):
+        if recent is not None:
+            latest.setdefault(bucket(ident), []).append(f'{json.dumps(ident)}:{recent}')
+    for old in folder.glob('??/s*.js'):
         if old.stem not in digests:
+            old.unlink()
+    for b, parts in latest.items():
+        _write_if_changed(folder / f'latest-{b}.js',
+                          f'mdxbenchLatest({json.dumps(b)}, {{{",".join(parts)}}});\n')
+    for old in folder.glob('latest-*.js'):
+        if old.stem.removeprefix('latest-') not in latest:
             old.unlink()
     _replace(folder / DIGESTS, json.dumps(digests))
     index.sort(key=lambda r: r.pop('_order'))
     _write_if_changed(folder / 'index.js', 'mdxbenchIndex(' + json.dumps(index) + ');\n')
     _write_if_changed(path, PAGE.format(ncharts=len(index), nseries=len(index),
-                                        nrecords=d.height, ncps=len(cps), shown=SHOWN))
+                                        nrecords=sum(r['runs'] for r in index),
+                                        ncps=len(cps), shown=SHOWN))
     return len(index), cps

@@ -21,9 +21,8 @@ def _records():
 
 
 def _chart(path, ident):
-    '''(the points, what is drawn besides them) of a series' chart file.'''
-    text = (path.parent / 'trends' / f'{ident}.js').read_text()
-    return trends.chart_data(text, ident)
+    '''(the points, what is drawn besides them) of a series' files.'''
+    return trends.series_points(path.parent / 'trends', ident)[:2]
 
 
 def test_an_index_and_a_chart_per_series_in_its_own_file_changes_first(tmp_path):
@@ -61,24 +60,76 @@ def test_an_index_and_a_chart_per_series_in_its_own_file_changes_first(tmp_path)
     assert 'function mdxbenchChart(' in (tmp_path / 'trends' / 'trends.js').read_text()
 
 
+def _hpcc(n):
+    out = rows(gauss(50, n), check='HpccStream', var='copy')
+    for r in out:
+        r.update(ref=50.0, lower=-0.1, upper=None)
+    return out
+
+
 def test_ids_stay_unchanged_charts_are_not_rewritten_and_gone_series_removed(tmp_path):
     page = tmp_path / 'trends.html'
-    df = _records()
+    df = records.frame(_hpcc(28) + rows(stepped(100, 30, 15, 0.8)) +
+                       rows([7.0], check='Single', var='x', system='local', part='debug'))
     trends.write(df, page)
     ids = {r['check']: r['id'] for r in trends.index_rows(page)}
-    files = {i: tmp_path / 'trends' / f'{i}.js' for i in ids.values()}
+    files = {i: trends.series_file(tmp_path / 'trends', i) for i in ids.values()}
     for f in files.values():
         os.utime(f, (1, 1))
-    # one more run of HpccStream only; the lone series is gone
-    more = rows(gauss(50, 31), check='HpccStream', var='copy')
-    for r in more:
-        r.update(ref=50.0, lower=-0.1, upper=None)
-    trends.write(records.frame(more + rows(stepped(100, 30, 15, 0.8))), page)
+    # one more run of HpccStream only, in the same month; the lone series is gone
+    trends.write(records.frame(_hpcc(29) + rows(stepped(100, 30, 15, 0.8))), page)
     again = {r['check']: r['id'] for r in trends.index_rows(page)}
     assert again == {k: v for k, v in ids.items() if k != 'Single'}
+    # all in the latest month: the series' files hold what is drawn besides the runs
     assert os.stat(files[ids['BabelStreamOmp']]).st_mtime == 1        # the same chart
-    assert os.stat(files[ids['HpccStream']]).st_mtime > 1             # a new run
+    assert os.stat(files[ids['HpccStream']]).st_mtime == 1            # a new run only
+    assert len(_chart(page, ids['HpccStream'])[0]['v']) == 29
     assert not files[ids['Single']].exists()
+
+
+def _months(n):
+    '''A stepped series and a steady one, ``n`` daily runs from 2026-09-01.'''
+    return rows(stepped(100, n, 10, 0.8)) + rows(gauss(50, n, seed=3), check='HpccStream')
+
+
+def test_a_nights_new_run_rewrites_a_bucket_not_the_series_earlier_runs(tmp_path):
+    '''A series' earlier runs are in its own file, written again only when they (or its
+    change points, events, reference) changed; the runs of the newest record's month are
+    in its bucket's file: a night's new run rewrites that.'''
+    page = tmp_path / 'trends.html'
+    folder = tmp_path / 'trends'
+    hist = _months(45)                               # 2026-09-01 .. 2026-10-15
+    trends.write(records.frame(hist), page)
+    ids = {r['check']: r['id'] for r in trends.index_rows(page)}
+    pts, drawn, (earlier, recent) = trends.series_points(folder, ids['BabelStreamOmp'])
+    assert drawn['latest'] == f'latest-{ids["BabelStreamOmp"][1:3]}.js'
+    # September's 30 runs, then October's 15, each part's first time absolute
+    assert len(earlier['v']) == 30 and len(recent['v']) == 15
+    assert earlier['t'][0] == T0.timestamp()
+    assert recent['t'][0] == (T0 + dt.timedelta(days=30)).timestamp()
+    assert pts['v'] == [float(f'{r["value"]:.7g}') for r in hist[:45]]
+    assert pts['job'] == [r['jobid'] for r in hist[:45]] and pts['r'] == 'p' * 45
+    assert [c['run'] for c in drawn['cps']] == [11]    # runs counted over both parts
+
+    ident = ids['HpccStream']
+    main = trends.series_file(folder, ident)
+    latest = folder / trends.series_points(folder, ident)[1]['latest']
+    os.utime(latest, (1, 1))
+    os.utime(main, (1, 1))
+    # the next night: one more run in October
+    trends.write(records.frame(_months(46)), page)
+    assert os.stat(main).st_mtime == 1 and os.stat(latest).st_mtime > 1
+    assert len(trends.series_points(folder, ident)[0]['v']) == 46
+    # an earlier run corrected: the series' file is written again
+    fixed = _months(46)
+    fixed[50]['value'] += 1                          # HpccStream's 5th run
+    trends.write(records.frame(fixed), page)
+    assert os.stat(main).st_mtime > 1
+    assert trends.series_points(folder, ident)[0]['v'][4] == float(f'{fixed[50]["value"]:.7g}')
+    # the month turns: October joins the earlier runs, November is the latest
+    trends.write(records.frame(_months(62)), page)
+    pts, _, (earlier, recent) = trends.series_points(folder, ident)
+    assert (len(earlier['v']), len(recent['v']), len(pts['v'])) == (61, 1, 62)
 
 
 def test_a_cycles_change_points_are_drawn_not_found_again(tmp_path, monkeypatch):
@@ -99,7 +150,8 @@ def test_a_cycles_change_points_are_drawn_not_found_again(tmp_path, monkeypatch)
     monkeypatch.setattr(changes, 'find', no_second_scan)
     n2, cps2 = trends.write(df, tmp_path / 'given' / 'trends.html', change_points=cps)
     assert (n2, cps2) == (n, cps)
-    for f in (tmp_path / 'found' / 'trends').iterdir():
-        assert (tmp_path / 'given' / 'trends' / f.name).read_text() == f.read_text(), f.name
+    for f in (tmp_path / 'found' / 'trends').rglob('*.js'):
+        rel = f.relative_to(tmp_path / 'found')
+        assert (tmp_path / 'given' / rel).read_text() == f.read_text(), rel
     assert (tmp_path / 'given' / 'trends.html').read_text() == \
         (tmp_path / 'found' / 'trends.html').read_text()
