@@ -85,9 +85,14 @@ function mdxbenchFigure(parts, x) {
     legend: {orientation: 'h', y: -0.2}, shapes: shapes, annotations: notes}};
 }
 
+// opened: when each chart was asked for; a drawn chart's div says how long it took
+// (data-ms), as the index's body says when it was drawn (data-index-ms, since navigation)
+var OPENED = {};
 function draw(id, parts, x) {
   var div = document.getElementById('chart-' + id), fig = mdxbenchFigure(parts, x);
-  if (div) Plotly.newPlot(div, fig.data, fig.layout, {responsive: true, displaylogo: false});
+  if (!div) return;
+  Plotly.newPlot(div, fig.data, fig.layout, {responsive: true, displaylogo: false});
+  if (OPENED[id] !== undefined) div.setAttribute('data-ms', (performance.now() - OPENED[id]).toFixed(0));
 }
 
 // a series' file calls this when it has loaded: its earlier runs and what is drawn besides
@@ -127,6 +132,7 @@ function render() {
          + '</span> since ' + r.since : '&ndash;') + '</td><td>' + esc(r.mde) + '</td></tr>');
   });
   body.innerHTML = out.join('');
+  document.body.setAttribute('data-index-ms', performance.now().toFixed(0));
   document.getElementById('shown').textContent = n > shown ?
     'the first ' + shown + ' of ' + n + ' matching series (filter to see others)' : n + ' matching series';
   open_(location.hash.slice(1));
@@ -136,6 +142,7 @@ function open_(id) {
   var row = document.getElementById(id);
   if (!id || !row || document.getElementById('chart-' + id)) return;
   var tr = document.createElement('tr'), td = document.createElement('td'), div = document.createElement('div');
+  OPENED[id] = performance.now();
   td.colSpan = 6; div.id = 'chart-' + id; div.className = 'chart';
   td.appendChild(div); tr.appendChild(td); row.parentNode.insertBefore(tr, row.nextSibling);
   var s = document.createElement('script'); s.src = 'trends/' + id.slice(1, 3) + '/' + id + '.js';

@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 
 from conftest import mdxbench
+from mdxbench.post.site import trends as trend_pages
 from test_published_site import chromium, crawl
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs'
@@ -104,12 +105,21 @@ def test_the_published_site_lists_both_systems_and_a_chart_per_series(served, tm
         assert sum(n == 2 for n in runs) >= len(expected) // 2, (system, runs)
         # every series' chart is served, with as many points as the index says
         for ident, n in found:
-            with urllib.request.urlopen(site + f'report/trends/{ident}.js', timeout=10) as r:
-                text = r.read().decode()
-            fig = json.loads(text[len(f'mdxbenchChart("{ident}", '):-3])
-            assert sum(len(t['y']) for t in fig['data'] if t['mode'] == 'markers') == int(n)
-        # and a series opened (its link, #id) is drawn by Plotly in the browser
+            with urllib.request.urlopen(site + f'report/trends/{ident[1:3]}/{ident}.js',
+                                        timeout=10) as r:
+                earlier, drawn = trend_pages.chart_data(r.read().decode(), ident)
+            latest = {}
+            if drawn['latest']:
+                with urllib.request.urlopen(site + 'report/trends/' + drawn['latest'],
+                                            timeout=10) as r:
+                    latest = trend_pages.latest_data(r.read().decode())
+            assert len((earlier or {}).get('v', [])) + len(latest.get(ident, {}).get('v', [])) \
+                == int(n)
+        # and a series opened (its link, #id) is drawn by Plotly in the browser, with all
+        # its points
         dom, console = chromium(site + f'report/trends.html#{found[0][0]}', tmp_path)
         assert dom.count('js-plotly-plot"') == 1 and console == [], (system, console)
+        assert dom.count('class="point"') == int(found[0][1]), system
+        assert re.search(r'data-ms="\d+"', dom)
         report = pages[site + 'report/index.html'][0]
         assert report.count('<table') >= 5
