@@ -9,7 +9,7 @@ nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
     feed.xml                   the Atom feed of the incidents (:mod:`.feed`)
     report/index.html          the papers' tables with the measured columns, and figures
     report/trends.html         the index of every series over time, each chart in
-                               report/trends/<id>.js (:mod:`.trends`)
+                               report/trends/<bucket>/<id>.js (:mod:`.trends`)
     plotly.min.js              the charts' library, once
 
 With the default layout (``<state>/cycle/<system>/site``), ``<state>/cycle/index.html``
