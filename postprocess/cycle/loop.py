@@ -32,7 +32,7 @@ import sys
 
 from mdxbench import REPO_ROOT
 from mdxbench.post.analysis import changes, incidents, sensitivity
-from mdxbench.post.site import publish
+from mdxbench.post.site import publish, report
 from mdxbench.post.store import esclient, events, records
 from mdxbench.post.store import history as store_history
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
@@ -117,7 +117,10 @@ def history(opts, es_ok, log):
     reads), else from the perflogs (said; no files).'''
     files = None
     if es_ok:
-        df, rep = store_history.read(opts.system, url=opts.es_url, out=io.StringIO())
+        # the provenance only where the report draws from it: the scan reads the rest
+        # from the copy's files, by place
+        df, rep = store_history.read(opts.system, url=opts.es_url, out=io.StringIO(),
+                                     meta_for=report.META_CHECKS)
         source = ('the local copy (Elasticsearch unreachable)' if rep.offline
                   else 'Elasticsearch')
         files = rep.files
@@ -265,12 +268,12 @@ def _cycle(opts, log):
         store.save()
         if not store.last_cycle['site_written']:
             if res.unchanged:       # an incident told now: its state changed on the pages
-                df, _, _ = history(opts, es_ok, log)
+                df, _, files = history(opts, es_ok, log)
+                # through the kept scan: nothing is new, so nothing is detected again
+                cps = changes.find(files, evs, keep=root / 'scan') if files else None
             # the change points found above drawn on the trend page, not found again
-            # (after an unchanged cycle the records are read again, and so are they)
             publish.write(site, opts.system, state, store.last_cycle, df, evs,
-                          list(store.sensitivity.values()),
-                          change_points=None if res.unchanged else cps)
+                          list(store.sensitivity.values()), change_points=cps)
             store.last_cycle['site_written'] = True
             store.save()
             if not opts.site and not opts.state:      # the default layout: all systems

@@ -151,8 +151,9 @@ def tables_html(tables):
     return '\n'.join(parts)
 
 
-def _meta(df):
-    return df.with_columns(pl.col('meta').map_elements(json.loads, return_dtype=pl.Object))
+#: the check classes whose ``meta`` the figures read (iperf3's multiqueue, the curves of
+#: OSU and of the cache sweep): a cycle loads the provenance of these records only
+META_CHECKS = ('Iperf3Throughput', 'OsuLatency', 'OsuBandwidth', 'LikwidCacheSweep')
 
 
 def figures(df, outdir):

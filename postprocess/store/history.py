@@ -128,6 +128,20 @@ class Copy:
         except Exception as err:        # missing, truncated, not Parquet
             raise CopyError(f'{self.path(index)}: {type(err).__name__}: {err}') from None
 
+    def _some_meta(self, index, cols, checks):
+        '''One partition's table with ``meta`` read only on the records of ``checks``.'''
+        import polars as pl
+
+        d = self.read_part(index, [c for c in cols if c != 'meta']).with_row_index('_i')
+        try:
+            meta = pl.scan_parquet(self.path(index)).with_row_index('_i').filter(
+                pl.col('check').str.split(' ').list.first().is_in(checks)) \
+                .select('_i', 'meta').collect()
+        except Exception as err:        # missing, truncated, not Parquet
+            raise CopyError(f'{self.path(index)}: {type(err).__name__}: {err}') from None
+        return d.join(meta, on='_i', how='left', maintain_order='left').drop('_i') \
+            .select(cols)
+
     def _write_part(self, index, df):
         p = self.path(index)
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -256,12 +270,18 @@ class Copy:
                 delay = min(delay * 2, 10)
 
     # --- read ---------------------------------------------------------------------
-    def load(self, system=None, columns=None):
-        '''The records table of the copy (of ``system`` when given).'''
+    def load(self, system=None, columns=None, meta_for=None):
+        '''The records table of the copy (of ``system`` when given). ``meta_for``: the check
+        classes (a check's name up to its parameters) whose records alone carry their
+        ``meta``, null on the others: a record's provenance is about 1 KB, ten times the
+        rest of it, and few readers need it.'''
         import polars as pl
 
         cols = list(columns or records.COLUMNS)
-        parts = [self.read_part(i, cols) for i in self.indices(system)]
+        if meta_for is not None and 'meta' in cols:
+            parts = [self._some_meta(i, cols, list(meta_for)) for i in self.indices(system)]
+        else:
+            parts = [self.read_part(i, cols) for i in self.indices(system)]
         df = pl.concat(parts) if parts else records.frame([]).select(cols)
         return df.filter(pl.col('system') == system) if system else df
 
@@ -306,17 +326,19 @@ def open_copy(url=None, base=None):
     return Copy(base or default_base(), esclient.url_of(url=url), esclient.index_prefix())
 
 
-def read(system=None, url=None, out=sys.stderr, columns=None):
+def read(system=None, url=None, out=sys.stderr, columns=None, meta_for=None):
     '''(records table, :class:`SyncReport`): the copy brought up to date from Elasticsearch
     (the one way every command reads the store); where the records came from is said on
-    ``out`` (and is ``report.text``); ``report.files`` are the copy's Parquet files read. A partition of the copy found broken is read again.'''
+    ``out`` (and is ``report.text``); ``report.files`` are the copy's Parquet files read. A
+    partition of the copy found broken is read again. ``meta_for``: only the records of
+    these check classes carry their ``meta`` (:meth:`Copy.load`).'''
     from mdxbench.post.store import esclient
 
     copy = open_copy(url)
     client = esclient.make_client(url=url, raw=True)
     rep = copy.sync(client, system)
     try:
-        df = copy.load(system, columns)
+        df = copy.load(system, columns, meta_for)
     except CopyError as err:
         if rep.offline:
             raise Unreachable(f'Elasticsearch at {copy.url} is unreachable '
@@ -324,7 +346,7 @@ def read(system=None, url=None, out=sys.stderr, columns=None):
         print(f'mdxbench: local copy: {err}: reading it again', file=out)
         copy.forget(system)
         rep = copy.sync(client, system)
-        df = copy.load(system, columns)
+        df = copy.load(system, columns, meta_for)
     rep.text = rep.line(copy.url, copy.root)
     rep.files = [str(copy.path(i)) for i in copy.indices(system)]
     print(f'mdxbench: {rep.text}', file=out)
