@@ -81,24 +81,16 @@ print(json.dumps({{'read': t1 - t0, 'detect': t2 - t1, 'group': t3 - t2, 'record
 def _site(paths, cps, out):
     '''The trend pages of the records of ``paths`` written into ``out`` with the change
     points of the file ``cps`` (a cycle hands its own over), in a child process: the
-    columns the pages read, read into one table a row group at a time, as the cycle reads
-    the copy's partitions one at a time (read), and the pages written (site).'''
+    columns the pages read, read as one table (read), and the pages written (site).'''
     code = child.PEAK + f'''
 import json, time
 t0 = time.perf_counter()
 import polars as pl
-import pyarrow.parquet as pq
 from mdxbench.post.site import trends
-parts = []
-for path in {[str(p) for p in paths]!r}:
-    f = pq.ParquetFile(path)
-    cols = [c for c in trends.COLUMNS if c in f.schema_arrow.names]
-    for g in range(f.num_row_groups):
-        parts.append(pl.from_arrow(f.read_row_group(g, columns=cols)))
-df = pl.concat(parts, how='diagonal_relaxed', rechunk=False)
-del parts
-df = df.with_columns(pl.lit(None, pl.Float64).alias(c) for c in ('ref', 'lower', 'upper')
-                     if c not in df.columns)
+lf = pl.scan_parquet({[str(p) for p in paths]!r})
+have = lf.collect_schema().names()
+df = lf.select([pl.col(c) if c in have else pl.lit(None, pl.Float64).alias(c)
+                for c in trends.COLUMNS]).collect()
 t1 = time.perf_counter()
 n, _ = trends.write(df, {str(out / 'trends.html')!r},
                     change_points=json.load(open({str(cps)!r})))
@@ -218,8 +210,8 @@ def main(series=10000, runs=365, scales=(1, 3, 10), archive_records=100000):
                        'no chromium'))
     print('a year of nightly runs, each record with a real provenance. Detection reads as it '
           'scans, on both cores (peak: the scan + its largest worker of 2); the site reads '
-          'the columns its pages draw into one table, a row group at a time, and writes the '
-          "trend pages with the scan's change points:")
+          'the columns its pages draw as one table and writes the trend pages with the '
+          "scan's change points:")
     print(textable.render(('scale', 'series x runs', 'records', 'read + detect', 'group',
                            'peak', 'change points', 'site: read', 'site: write',
                            'site: peak'), rows))
