@@ -184,7 +184,8 @@ def latest_data(text):
 
 def series_points(folder, ident):
     '''(the points of series ``ident``, its earlier runs and its latest month's
-    together; what is drawn besides them) as its files in ``folder`` hold them.'''
+    together; what is drawn besides them; the parts as its files in ``folder`` hold
+    them).'''
     pts, extras = chart_data(series_file(folder, ident).read_text(), ident)
     parts = [p for p in (pts, latest_data((pathlib.Path(folder) / extras['latest'])
                                           .read_text())[ident]

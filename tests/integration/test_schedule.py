@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import time
@@ -61,8 +62,10 @@ def test_a_scrontab_entry_runs_a_cycle_by_itself(crontab, es, tmp_path):
     # Slurm starts it at the minute (its scheduler pass may add some seconds)
     deadline = time.monotonic() + 300
     out = cycle / f'scron-{first_job}.out'
-    while time.monotonic() < deadline and 'mdxbench cycle: ' not in (
-            out.read_text() if out.exists() else ''):
+    # until the cycle's last line (its summary ends with its exit code): its first lines
+    # come while it still ingests, reads and writes its site
+    while time.monotonic() < deadline and not re.search(
+            r'^mdxbench cycle: .*; exit \d+$', out.read_text() if out.exists() else '', re.M):
         time.sleep(5)
     log = out.read_text() if out.exists() else '(no output file)'
     assert 'records 3, sent 3, created 3' in log and 'exit 0' in log, log[-3000:]
