@@ -28,7 +28,7 @@ import polars as pl
 
 from mdxbench.post.store import events as events_store
 
-from mdxbench.post.analysis import changes
+from mdxbench.post.analysis import changes, chunked
 
 #: records of the history handled at once while the pages are written (a share of the
 #: series, by a hash of their keys): the memory this takes beside the records follows it
@@ -123,7 +123,7 @@ def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: T
     (``bounded``: only those between its first and last run).'''
     have = df.collect_schema().names()
     if '_sid' not in have:
-        df = df.with_columns(pl.struct(changes.SERIES).hash(seed=7).alias('_sid'))
+        df = df.with_columns(chunked.series_hash().alias('_sid'))
     shares = max(1, -(-df.height // BATCH_ROWS))
     for share in range(shares):
         sel = pl.col('value').is_not_null()
@@ -161,13 +161,19 @@ def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: T
             yield key, row['n'], ident, text, known, recent.get(row['_sid'])
 
 
+def _call(text, head, what):
+    '''The arguments of the one JavaScript call ``text`` (``head``, JSON arguments,
+    ``);``) as a list.'''
+    if not text.startswith(head) or not text.endswith(');\n'):
+        raise ValueError(f'trends: not {what}: {text[:80]!r}')
+    return json.loads('[' + text[len(head):-3] + ']')
+
+
 def chart_data(text, ident):
     '''(the points, what is drawn besides them) of the text of the file of series
     ``ident``.'''
-    head = f'mdxbenchChart({json.dumps(ident)}, '
-    if not text.startswith(head) or not text.endswith(');\n'):
-        raise ValueError(f'trends: not the chart file of {ident}: {text[:80]!r}')
-    return tuple(json.loads('[' + text[len(head):-3] + ']'))
+    return tuple(_call(text, f'mdxbenchChart({json.dumps(ident)}, ',
+                       f'the chart file of {ident}'))
 
 
 def series_file(folder, ident):
@@ -176,10 +182,7 @@ def series_file(folder, ident):
 
 def latest_data(text):
     '''{series id: its latest month's points} of the text of a ``latest-<bucket>.js``.'''
-    head = 'mdxbenchLatest('
-    if not text.startswith(head) or not text.endswith(');\n'):
-        raise ValueError(f'trends: not a file of latest runs: {text[:80]!r}')
-    return json.loads('[' + text[len(head):-3] + ']')[1]
+    return _call(text, 'mdxbenchLatest(', 'a file of latest runs')[1]
 
 
 def series_points(folder, ident):
