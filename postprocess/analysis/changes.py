@@ -170,8 +170,18 @@ def series_index(df):
 
 def detect_each(values, starts, ns, kw):
     '''(position of the series, its start, its length, change point) of each series laid
-    out in ``values`` at ``starts``/``ns``.'''
-    for k, (start, n) in enumerate(zip(starts, ns)):
+    out in ``values`` at ``starts``/``ns``. The series that provably have no change point
+    (:func:`mdxbench.post.analysis.screen.quiet`, one of :data:`WINDOW` runs at most) are
+    not segmented: the change points are the same, most series cost a few NumPy passes.'''
+    from mdxbench.post.analysis import screen
+
+    starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
+    min_size = kw.get('min_size', MIN_SIZE)
+    quiet = screen.quiet(values, starts, ns,
+                         kw.get('penalty', PENALTY) * np.log(np.maximum(ns, 2)), min_size)
+    quiet &= ns <= WINDOW
+    for k in np.flatnonzero(~quiet):
+        start, n = starts[k], ns[k]
         for cp in detect(values[start:start + n], **kw):
             yield k, int(start), int(n), cp
 

@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from mdxbench.post.analysis import changes
+from mdxbench.post.analysis.screen import best_split, noise2
 
 #: the share of the penalty a split of the last segment must save to have the series
 #: detected again
@@ -95,32 +96,11 @@ def screen(values, starts, ns, tails, penalty=changes.PENALTY, min_size=changes.
     at ``starts``/``ns`` (NumPy arrays), each from its run ``tails`` (its last change point,
     or 0): whether the largest single split of each series' last segment saves ``kappa``
     of the penalty, in its noise units. No Python loop over the series.'''
-    values = np.asarray(values, dtype=float)
     starts, ns, tails = (np.asarray(a, dtype=np.int64) for a in (starts, ns, tails))
-    k = len(starts)
-    if not k:
+    if not len(starts):
         return np.zeros(0, dtype=bool)
-    # noise: the mean square successive difference within each series
-    d = np.diff(values)
-    d2 = np.concatenate([d * d, [0.0]])
-    ends = starts + ns
-    d2[ends - 1] = 0.0                       # no difference across two series
-    ssd = np.add.reduceat(d2, starts)
-    sigma2 = np.where(ns > 1, ssd / np.maximum(ns - 1, 1) / 2, 0.0)
-    # the last segment of each series: runs [a, b), m of them
-    a, m = starts + tails, ns - tails
-    idx = np.repeat(np.arange(k), m)                      # the series of each tail run
-    pos = np.arange(m.sum()) - np.repeat(np.cumsum(m) - m, m)    # place in its tail
-    x = values[np.repeat(a, m) + pos]
-    total = np.add.reduceat(x, np.cumsum(m) - m) if m.sum() else np.zeros(k)
-    mean = total / np.maximum(m, 1)
-    c = np.cumsum(x - mean[idx])
-    c -= np.repeat(np.concatenate([[0.0], c[np.cumsum(m)[:-1] - 1]]), m)   # per tail
-    tau = pos + 1.0                                        # runs before the split
-    mm = m[idx].astype(float)
-    ok = (tau >= min_size) & (mm - tau >= min_size)
-    gain = np.where(ok, c * c * mm / (tau * np.maximum(mm - tau, 1.0)), 0.0)
-    best = np.maximum.reduceat(gain, np.cumsum(m) - m) if m.sum() else np.zeros(k)
-    best = np.where(m >= 2 * min_size, best, 0.0)
-    floor = np.maximum(sigma2, 1e-300)
-    return best / floor >= kappa * penalty * np.log(np.maximum(ns, 2))
+    # the last segment of each series: runs [start + tail, start + n); a series of no
+    # noise is constant, and no split saves anything
+    gain = best_split(values, starts + tails, ns - tails, np.sqrt(noise2(values, starts, ns)),
+                      min_size)
+    return gain >= kappa * penalty * np.log(np.maximum(ns, 2))

@@ -3,7 +3,8 @@ follows what is new (issue 33, item 2).
 
 :func:`mdxbench.post.analysis.chunked.locate` routes every record of the history into
 chunks and segments every series, every time. A :class:`ScanCopy` keeps the routed
-chunks in a directory, one file per chunk and per share of a source file, with:
+chunks in a directory, one Arrow IPC file (zstd-compressed: about 15 bytes a record) per
+chunk and per share of a source file, with:
 
 * ``manifest.json``: each source file's size and modification time and its stable number
   (the file part of a record's place), the number of chunks, the detector's settings;
@@ -16,7 +17,8 @@ that was extended: in a nightly cycle, the current month's), drops the chunks' f
 source files that are gone or changed, and segments each chunk with
 :func:`mdxbench.post.analysis.incremental.update`: a series keeps its change points unless
 its new runs could move them. Other settings of the detector, other chunking (the history
-grew past twice its chunks' size) or ``full``: everything is routed and detected again.
+grew past twice its chunks' size), a copy kept in another :data:`LAYOUT` or ``full``:
+everything is routed and detected again.
 '''
 import hashlib
 import json
@@ -28,6 +30,9 @@ import numpy as np
 import polars as pl
 
 from mdxbench.post.analysis import changes, chunked, incremental
+
+#: the kept copy's layout: a copy of another (1: Parquet chunk files) is routed again whole
+LAYOUT = 2
 
 
 def _stamp(path):
@@ -51,7 +56,7 @@ def segment_kept(part, kw):
         st = pl.read_parquet(state_path)
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
-    d = pl.read_parquet([p for p in part.glob('*.parquet') if p.name != 'state.parquet'])
+    d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)))
     d = d.sort(['_sid', 'time', 'value'], nulls_last=True)
     sids = d['_sid'].to_numpy()
     starts = np.concatenate([[0], np.flatnonzero(np.diff(sids)) + 1]).astype(int) \
@@ -112,7 +117,8 @@ class ScanCopy:
 
     def _reset(self, chunks, kw):
         shutil.rmtree(self.root, ignore_errors=True)
-        self.manifest = {'chunks': chunks, 'detector': kw, 'files': {}, 'numbers': []}
+        self.manifest = {'chunks': chunks, 'detector': kw, 'files': {}, 'numbers': [],
+                         'layout': LAYOUT}
 
     def locate(self, paths, pool=None, nproc=1, chunk_rows=chunked.CHUNK_ROWS, full=False,
                **kw):
@@ -122,6 +128,7 @@ class ScanCopy:
         total = sum(r for _, _, r in chunked.row_groups(paths))
         chunks = self.manifest.get('chunks')
         if full or not chunks or self.manifest.get('detector') != kw \
+                or self.manifest.get('layout') != LAYOUT \
                 or total > 2 * chunks * chunk_rows:
             self._reset(max(1, -(-total // chunk_rows)), kw)
         files = self.manifest['files']
@@ -129,7 +136,7 @@ class ScanCopy:
         changed = [p for p in current if files.get(p, {}).get('stamp') != current[p]]
         for p in list(files):
             if p not in current or p in changed:
-                for f in self.root.glob(f'*/{files[p]["id"]}-*.parquet'):
+                for f in self.root.glob(f'*/{files[p]["id"]}-*{chunked.SUFFIX}'):
                     f.unlink()
                 if p not in current:
                     del files[p]
@@ -150,7 +157,7 @@ class ScanCopy:
             for fi, g in share:
                 by_file.setdefault(fi, []).append((fi, g))
             tasks.extend((numbers, part, self.manifest['chunks'], str(self.root),
-                          f'{_file_id(numbers[fi])}-{i}', None)
+                          f'{_file_id(numbers[fi])}-{i}', None, 'zstd')
                          for fi, part in by_file.items())
         list(run(chunked._route, tasks))
         for p in changed:

@@ -1,0 +1,107 @@
+'''The screen proves a series quiet only where ruptures' PELT finds nothing in it, so the
+scan's change points are the same with it (generated series: test input for the
+statistics, not benchmark output).'''
+import math
+
+import numpy as np
+import pytest
+
+from mdxbench.post.analysis import changes, screen
+
+
+def generated(count=3000, seed=5):
+    '''Series of many shapes and lengths: noise, a step near the penalty, a bump (two
+    changes whose best single split is weak), heavy tails, two modes, ties, a large
+    offset, a lone spike, a drift; scaled from 1e-3 to 1e6.'''
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        n = int(rng.choice([rng.integers(1, 30), rng.integers(30, 400), 365]))
+        kind = int(rng.integers(0, 9))
+        x = rng.normal(size=n)
+        if kind == 1:
+            x[int(rng.integers(0, n)):] += rng.uniform(0.1, 1.5) * np.sign(rng.normal())
+        elif kind == 2:
+            a = int(rng.integers(0, n))
+            x[a:a + int(rng.integers(1, 40))] += rng.uniform(0, 4)
+        elif kind == 3:
+            x = rng.standard_t(2, size=n)
+        elif kind == 4:
+            x = rng.choice([0.0, 1.0], size=n) + 0.01 * rng.normal(size=n)
+        elif kind == 5:
+            x = np.round(2 * rng.normal(size=n))
+        elif kind == 6:
+            x = 1e12 + 1e-2 * rng.normal(size=n)
+        elif kind == 7:
+            x = np.zeros(n)
+            x[int(rng.integers(0, n))] = 1.0
+        elif kind == 8:
+            x = 0.1 * np.cumsum(rng.normal(size=n)) + rng.normal(size=n)
+        out.append(x * rng.uniform(1e-3, 1e6))
+    return out
+
+
+def _candidates(x):
+    '''ruptures' PELT candidates of ``x`` as changes.detect segments it.'''
+    sigma, center = changes._scale(x)
+    return changes.segment(((x - center) / sigma).reshape(-1, 1),
+                           changes.PENALTY * math.log(len(x)))
+
+
+def _laid_out(series):
+    ns = np.array([len(x) for x in series])
+    return np.concatenate(series), np.cumsum(ns) - ns, ns
+
+
+def _quiet(series):
+    values, starts, ns = _laid_out(series)
+    return screen.quiet(values, starts, ns, changes.PENALTY * np.log(np.maximum(ns, 2)),
+                        changes.MIN_SIZE)
+
+
+def test_a_quiet_series_has_no_candidate_and_most_noise_is_quiet():
+    series = generated()
+    quiet = _quiet(series)
+    long_enough = [i for i, x in enumerate(series) if len(x) >= 2 * changes.MIN_SIZE]
+    loud = [i for i in long_enough if _candidates(series[i])]
+    assert len(loud) > 300 and not [i for i in loud if quiet[i]]
+    # the screen is worth its passes: a year of white noise is proven quiet in most series
+    # (measured: 97.9 % of the bench's 10,000 series)
+    noise = [np.random.default_rng(s).normal(size=365) for s in range(300)]
+    assert np.mean(_quiet(noise)) > 0.9
+
+
+def test_a_bump_whose_best_single_split_is_weak_is_not_quiet():
+    '''Two changes (a 30-run bump in 365 runs): no single split saves the penalty, the
+    pair does; the bound on every interval's term catches it.'''
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=365)
+    x[170:200] += 2.0
+    sigma, _ = changes._scale(x)
+    beta = changes.PENALTY * math.log(len(x))
+    assert screen.best_split(x, [0], [len(x)], [sigma], changes.MIN_SIZE)[0] < beta
+    assert _candidates(x)
+    assert not _quiet([x])[0]
+
+
+@pytest.mark.parametrize('layout', ['contiguous', 'scattered'])
+def test_the_scan_finds_what_detect_finds_on_every_series(layout):
+    '''changes.detect_each, which skips the quiet series, against changes.detect on each
+    series (one of 2,500 runs among them, longer than a window, is never skipped).'''
+    series = generated(800, seed=9) + [np.random.default_rng(1).normal(size=2500)]
+    values, starts, ns = _laid_out(series)
+    if layout == 'scattered':             # the series in another order in the values
+        order = np.random.default_rng(2).permutation(len(series))
+        values, starts, ns = _laid_out([series[i] for i in order])
+        back = np.argsort(order)
+        starts, ns = starts[back], ns[back]
+    got = [(k, cp) for k, _, _, cp in changes.detect_each(values, starts, ns, {})]
+    want = [(k, cp) for k, x in enumerate(series) for cp in changes.detect(x)]
+    assert got == want and len(want) > 50
+
+
+def test_flat_and_not_finite_series_are_left_to_pelt():
+    flat = np.full(100, 7.0)
+    spiky = np.r_[np.zeros(50), np.nan, np.zeros(49)]
+    short = np.arange(2 * changes.MIN_SIZE - 1, dtype=float)
+    assert _quiet([flat, spiky, short]).tolist() == [False, False, True]
