@@ -79,12 +79,15 @@ def segment_kept(part, kw):
                                          kw.get('penalty', changes.PENALTY),
                                          kw.get('min_size', changes.MIN_SIZE))
     found, cps_all = [], [[] for _ in range(k)]
-    for i in np.flatnonzero(again | (tails > 0) | np.array([bool(o and o[0]) for o in old])):
-        x = values[starts[i]:starts[i] + ns[i]]
-        if again[i]:
-            cps_all[i] = changes.detect(x, **kw)
-        else:
-            cps_all[i], again[i] = incremental.update(x, old[i][0], **kw)
+    # the series detected again, at once: changes.detect_each skips the quiet ones
+    redo = np.flatnonzero(again)
+    for j, _, _, cp in changes.detect_each(values, starts[redo], ns[redo], kw):
+        cps_all[redo[j]].append(cp)
+    for i in np.flatnonzero(~again & ((tails > 0) | np.array([bool(o and o[0]) for o in old],
+                                                             dtype=bool))):
+        cps_all[i], again[i] = incremental.update(values[starts[i]:starts[i] + ns[i]],
+                                                  old[i][0], **kw)
+    for i in np.flatnonzero([bool(c) for c in cps_all]):
         found.extend((int(sids[starts[i]]), cp, locs[starts[i]:starts[i] + ns[i]].copy())
                      for cp in cps_all[i])
     state = {'_sid': sids[starts], 'cps': [json.dumps(c) for c in cps_all], 'n': ns,

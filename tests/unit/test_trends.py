@@ -132,6 +132,26 @@ def test_a_nights_new_run_rewrites_a_bucket_not_the_series_earlier_runs(tmp_path
     assert (len(earlier['v']), len(recent['v']), len(pts['v'])) == (61, 1, 62)
 
 
+def test_a_series_file_is_known_by_its_runs_whatever_their_order(tmp_path):
+    '''The records read in another order rebuild no series' file; two earlier runs whose
+    values are swapped (their sum and sum of squares unchanged) rebuild it.'''
+    page = tmp_path / 'trends.html'
+    folder = tmp_path / 'trends'
+    hist = _months(46)
+    trends.write(records.frame(hist), page)
+    ident = {r['check']: r['id'] for r in trends.index_rows(page)}['HpccStream']
+    main = trends.series_file(folder, ident)
+    os.utime(main, (1, 1))
+    trends.write(records.frame(hist).sample(fraction=1.0, shuffle=True, seed=4), page)
+    assert os.stat(main).st_mtime == 1
+    swapped = [dict(r) for r in hist]
+    swapped[50]['value'], swapped[51]['value'] = hist[51]['value'], hist[50]['value']
+    trends.write(records.frame(swapped), page)
+    assert os.stat(main).st_mtime > 1
+    assert trends.series_points(folder, ident)[0]['v'][4:6] == \
+        [float(f'{hist[k]["value"]:.7g}') for k in (51, 50)]
+
+
 def test_a_cycles_change_points_are_drawn_not_found_again(tmp_path, monkeypatch):
     '''The cycle hands its change points to the site: the trend pages are the same, and
     the detector is not run a second time (issue 33: the site never recomputes them).'''
