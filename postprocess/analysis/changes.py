@@ -176,10 +176,8 @@ def detect_each(values, starts, ns, kw):
     from mdxbench.post.analysis import screen
 
     starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
-    min_size = kw.get('min_size', MIN_SIZE)
-    quiet = screen.quiet(values, starts, ns,
-                         kw.get('penalty', PENALTY) * np.log(np.maximum(ns, 2)), min_size)
-    quiet &= ns <= WINDOW
+    quiet = screen.quiet_each(values, starts, ns, kw.get('penalty', PENALTY),
+                              kw.get('min_size', MIN_SIZE)) & (ns <= WINDOW)
     for k in np.flatnonzero(~quiet):
         start, n = starts[k], ns[k]
         for cp in detect(values[start:start + n], **kw):

@@ -34,7 +34,7 @@ import tempfile
 import numpy as np
 import polars as pl
 
-from mdxbench.post.analysis.changes import SERIES, detect_each, series_index
+from mdxbench.post.analysis.changes import SERIES, detect_each
 from mdxbench.post.store import records
 
 #: records per chunk: 2 M records of (series number, time, value) are about 48 MB, sorted
@@ -248,11 +248,13 @@ def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
 
 def _gather(task):
     '''The records at the places ``want`` (per (file, row group): the rows, and the rows
-    whose ``meta`` is read; ``meta`` null on the others), read one row group at a time.'''
+    whose ``meta`` is read; ``meta`` null on the others), read one row group at a time;
+    written to the Arrow IPC file ``out`` when given (and its path returned): a table
+    sent back through the pool's pipe was held three times over while it arrived.'''
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    paths, want = task
+    paths, want, dest = task
     out, opened = [], {}
     try:
         for (fi, group), (rows, with_meta) in want:
@@ -267,7 +269,7 @@ def _gather(task):
             # the whole row group's strings alive
             table = f.read_row_group(group, columns=columns).take(pa.array(rows))
             d = _records(table).with_columns(pl.Series('_at', rows, dtype=pl.UInt32))
-            if with_meta and f_meta is not None:
+            if len(with_meta) and f_meta is not None:
                 meta = f_meta.read_row_group(group, columns=['meta']).column('meta').take(
                     pa.array(with_meta))
                 d = d.join(pl.DataFrame({'_at': pl.Series(with_meta, dtype=pl.UInt32),
@@ -281,14 +283,21 @@ def _gather(task):
             f.close()
             if f_meta is not None:
                 f_meta.close()
-    return out
+    if not out:
+        return None
+    table = pl.concat(out, how='vertical_relaxed', rechunk=True)
+    if dest is None:
+        return table
+    table.write_ipc(dest)
+    return dest
 
 
 def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=None,
          full=False, events=None, **kw):
     '''As :func:`mdxbench.post.analysis.changes.scan` for the Parquet files of ``source``:
-    (the records of the series that changed, laid out by ``series_index``, with ``meta``
-    on the ``context`` runs either side of each change point; the change points). ``where``
+    (the runs of the series that changed, each series' in order, with what
+    :func:`~mdxbench.post.analysis.changes.explain` reads and ``meta`` on the ``context``
+    runs either side of each change point; the change points). ``where``
     (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.
 
     ``keep``: a directory where the routed chunks, each series' change points and their
@@ -331,27 +340,55 @@ def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=
     return d, cps
 
 
+def _by_group(locs):
+    '''(file and row group as one number, the rows) of the sorted places ``locs``, a
+    row group at a time.'''
+    groups = locs >> np.uint64(24)
+    cuts = np.flatnonzero(np.diff(groups)) + 1
+    for part in np.split(locs, cuts) if len(locs) else ():
+        yield part[0] >> np.uint64(24), part & np.uint64(0xFFFFFF)
+
+
 def _read_changed(paths, found, pool, nproc, context):
-    '''(the records of the series of ``found``, laid out by ``series_index``, with
-    ``meta`` on the ``context`` runs either side of each change point; the change points
-    with their series keys and rows).'''
-    rows, metas = {}, {}
-    for _, cp, locs in found:
+    '''(the runs of the series of ``found``, each series' in order, with time, value,
+    job, nodes and ``meta`` on the ``context`` runs either side of each change point; the
+    change points with their series keys and rows).'''
+    # the places of the series' runs, and of the runs either side of each change point
+    # whose meta is read, in NumPy (a Python set of 36.5 M / 100 places cost 100 MiB)
+    series = {}
+    near = []
+    for sid, cp, locs in found:
+        series.setdefault(sid, locs)
         i = cp['index']
-        for j, loc in enumerate(locs):
-            fi, g, r = _place(loc)
-            rows.setdefault((fi, g), set()).add(r)
-            if i - context <= j < i + context:
-                metas.setdefault((fi, g), set()).add(r)
-    want = [(k, (sorted(v), sorted(metas.get(k, ())))) for k, v in sorted(rows.items())]
-    tasks = [(paths, share) for share in _shares(want, nproc, lambda w: len(w[1][0]))]
-    parts = [p for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
-             for p in got]
-    d, g = series_index(pl.concat(parts, how='vertical_relaxed'))
-    g = g.join(d.group_by(SERIES).agg(pl.col('_sid').first()), on=SERIES, nulls_equal=True)
-    if g['_sid'].n_unique() != g.height:
+        near.append(locs[max(0, i - context):i + context])
+    every = np.unique(np.concatenate(list(series.values())).astype(np.uint64))
+    with_meta = np.unique(np.concatenate(near).astype(np.uint64))
+    want = []
+    for key, rows in _by_group(every):
+        lo, hi = np.searchsorted(with_meta, [key << np.uint64(24),
+                                             (key + np.uint64(1)) << np.uint64(24)])
+        want.append(((int(key >> np.uint64(24)), int(key & np.uint64(0xFFFFFF))),
+                     (rows, with_meta[lo:hi] & np.uint64(0xFFFFFF))))
+    with tempfile.TemporaryDirectory(prefix='mdxbench-explain-') as tmp:
+        tasks = [(paths, share, f'{tmp}/{i}.arrow' if pool else None)
+                 for i, share in enumerate(_shares(want, nproc, lambda w: len(w[1][0])))]
+        parts = [pl.read_ipc(got, memory_map=False) if isinstance(got, str) else got
+                 for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
+                 if got is not None]
+    d = pl.concat(parts, how='vertical_relaxed')
+    del parts
+    # each series' keys once; its runs laid out by series number, then time and value (as
+    # segment_part counts them), with what explaining reads: sorting the keys' strings
+    # along with every run cost 200 MiB at 994 series of 365 runs
+    g = d.group_by('_sid').agg(*[pl.col(k).first() for k in SERIES],
+                               pl.struct(SERIES).hash(seed=13).n_unique().alias('_keys'))
+    if (g['_keys'] > 1).any():
         raise RuntimeError(f'changes: two series share a series hash in {", ".join(paths)}: '
                            'scan them as one table (changes.find of a DataFrame)')
+    d = d.select('_sid', 'time', 'value', 'jobid', 'nodes', 'meta') \
+        .sort(['_sid', 'time', 'value'], nulls_last=True)
+    g = g.join(d.with_row_index('_row').group_by('_sid', maintain_order=True).agg(
+        pl.col('_row').first().alias('start'), pl.len().alias('n')), on='_sid')
     series = {r['_sid']: r for r in g.iter_rows(named=True)}
     cps = []
     for sid, cp, locs in found:

@@ -84,10 +84,12 @@ def test_a_bump_whose_best_single_split_is_weak_is_not_quiet():
     assert not _quiet([x])[0]
 
 
-@pytest.mark.parametrize('layout', ['contiguous', 'scattered'])
-def test_the_scan_finds_what_detect_finds_on_every_series(layout):
+@pytest.mark.parametrize('layout, batch', [('contiguous', screen.BATCH), ('scattered', 1000)])
+def test_the_scan_finds_what_detect_finds_on_every_series(layout, batch, monkeypatch):
     '''changes.detect_each, which skips the quiet series, against changes.detect on each
-    series (one of 2,500 runs among them, longer than a window, is never skipped).'''
+    series (one of 2,500 runs among them, longer than a window, is never skipped), the
+    series screened all at once or a thousand runs at a time.'''
+    monkeypatch.setattr(screen, 'BATCH', batch)
     series = generated(800, seed=9) + [np.random.default_rng(1).normal(size=2500)]
     values, starts, ns = _laid_out(series)
     if layout == 'scattered':             # the series in another order in the values
