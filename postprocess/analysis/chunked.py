@@ -153,16 +153,12 @@ def _route(task):
 
 
 def read_chunk(paths):
-    '''The records of a chunk's routed files ``paths`` as one table.'''
-    import pyarrow as pa
-
-    tables = []
-    for p in paths:
-        with pa.memory_map(str(p)) as source:
-            tables.append(pa.ipc.open_file(source).read_all())
-    return pl.from_arrow(pa.concat_tables(tables)) if tables else pl.DataFrame(
-        schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'), 'value': pl.Float64,
-                '_loc': pl.UInt64})
+    '''The records of a chunk's routed files ``paths`` as one table (in chunks: sorting
+    gathers them).'''
+    if not paths:
+        return pl.DataFrame(schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'),
+                                    'value': pl.Float64, '_loc': pl.UInt64})
+    return pl.concat([pl.read_ipc(p, memory_map=False) for p in paths], rechunk=False)
 
 
 def segment_part(part, kw):

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from mdxbench.post.analysis import changes
-from mdxbench.post.analysis.screen import best_split, noise2
+from mdxbench.post.analysis.screen import batches, best_split, noise2
 
 #: the share of the penalty a split of the last segment must save to have the series
 #: detected again
@@ -100,7 +100,10 @@ def screen(values, starts, ns, tails, penalty=changes.PENALTY, min_size=changes.
     if not len(starts):
         return np.zeros(0, dtype=bool)
     # the last segment of each series: runs [start + tail, start + n); a series of no
-    # noise is constant, and no split saves anything
-    gain = best_split(values, starts + tails, ns - tails, np.sqrt(noise2(values, starts, ns)),
-                      min_size)
-    return gain >= kappa * penalty * np.log(np.maximum(ns, 2))
+    # noise is constant, and no split saves anything. A batch of series at a time
+    out = np.zeros(len(ns), dtype=bool)
+    for a, b in batches(ns):
+        s, n, tail = starts[a:b], ns[a:b], tails[a:b]
+        gain = best_split(values, s + tail, n - tail, np.sqrt(noise2(values, s, n)), min_size)
+        out[a:b] = gain >= kappa * penalty * np.log(np.maximum(n, 2))
+    return out

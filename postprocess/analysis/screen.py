@@ -160,16 +160,22 @@ def quiet(values, starts, ns, beta, min_size):
     return (ns < 2 * min_size) | ok
 
 
+def batches(ns):
+    '''(first, past the last) series of each batch of about :data:`BATCH` runs of the
+    series of ``ns`` runs each: at least one series a batch.'''
+    ends = np.cumsum(ns)
+    a = 0
+    while a < len(ns):
+        b = max(a + 1, int(np.searchsorted(ends, ends[a] - ns[a] + BATCH, side='right')))
+        yield a, b
+        a = b
+
+
 def quiet_each(values, starts, ns, penalty, min_size):
     ''':func:`quiet` at ``penalty`` x ln(n) for each series, :data:`BATCH` runs at a time.'''
     starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
     out = np.zeros(len(ns), dtype=bool)
-    ends = np.cumsum(ns)
-    a = 0
-    while a < len(ns):
-        # at least one series, then as many as fit in the batch
-        b = max(a + 1, int(np.searchsorted(ends, ends[a] - ns[a] + BATCH, side='right')))
+    for a, b in batches(ns):
         out[a:b] = quiet(values, starts[a:b], ns[a:b],
                          penalty * np.log(np.maximum(ns[a:b], 2)), min_size)
-        a = b
     return out
