@@ -313,9 +313,9 @@ def tuning(penalty=None, min_effect=None, max_pvalue=None):
 
 def summary(df, cps):
     '''The machine-readable result of a scan: the change points, how many are regressions,
-    and how many series were analysed.'''
+    and how many series were analysed (``df``: the records, or that number).'''
     return {'change_points': cps, 'regressions': regressions(cps),
-            'series': df.select(SERIES).unique().height}
+            'series': df if isinstance(df, int) else df.select(SERIES).unique().height}
 
 
 def regressions(cps):

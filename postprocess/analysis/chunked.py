@@ -100,6 +100,20 @@ def _records(table, where=None):
     return d.with_columns(series_hash().alias('_sid'))
 
 
+def series_count(source, where=None):
+    '''How many series the records of the Parquet files of ``source`` hold (of those
+    ``where`` selects), as :func:`scan` tells them apart: their keys read a file at a time,
+    streamed, only the series numbers kept.'''
+    sids = []
+    for p in files(source):
+        lf = _with_missing(pl.scan_parquet(p).select(_present(p, ROUTE)), ROUTE)
+        lf = records.nightly(records.with_current_names(lf)).filter(pl.col('value').is_not_null())
+        if where is not None:
+            lf = lf.filter(where)
+        sids.append(lf.select(series_hash().alias('_sid')).unique().collect(engine='streaming'))
+    return pl.concat(sids)['_sid'].n_unique() if sids else 0
+
+
 def _locator(fi, group):
     '''A record's place in the history as one 64-bit number: file (16 bits), row group
     (24), row (24).'''

@@ -38,12 +38,23 @@ def add_arguments(p):
 
 
 def run(args):
-    df = options.load(args)
-    if args.system:
-        df = df.filter(df['system'] == args.system)
-    cps = changes.find(df, events.load(), since=options.since(args.since),
-                       **changes.tuning(args.penalty, args.min_effect, args.max_pvalue))
-    mde = sensitivity.of_series(df, args.mde_target) if args.mde else None
+    tuning = changes.tuning(args.penalty, args.min_effect, args.max_pvalue)
+    if args.parquet and not args.mde:
+        # a Parquet export is scanned in memory bounded by a chunk, not read as one table
+        import polars as pl
+
+        from mdxbench.post.analysis import chunked
+
+        where = pl.col('system') == args.system if args.system else None
+        cps = changes.find(args.parquet, events.load(), since=options.since(args.since),
+                           where=where, **tuning)
+        df, mde = chunked.series_count(args.parquet, where), None
+    else:
+        df = options.load(args)
+        if args.system:
+            df = df.filter(df['system'] == args.system)
+        cps = changes.find(df, events.load(), since=options.since(args.since), **tuning)
+        mde = sensitivity.of_series(df, args.mde_target) if args.mde else None
     if args.format == 'json':
         out = changes.summary(df, cps)
         if mde is not None:

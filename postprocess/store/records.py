@@ -193,7 +193,7 @@ def nightly(df):
     '''The records of the series: without the runs of ``mdxbench incident split`` (tag
     ``split``: an old build measured beside the new one is no run of the series). A table
     read without its ``tags`` column is returned as it is.'''
-    if 'tags' not in df.columns:
+    if 'tags' not in df.collect_schema().names():
         return df
     return df.filter(~has_tag(perflog.SPLIT_TAG))
 
@@ -203,9 +203,10 @@ def with_current_names(df):
     variables under their current names, as one series with the records written since.'''
     import polars as pl
 
-    if 'perf_var' in df.columns:
+    names = df.collect_schema().names()          # a table or a lazy one
+    if 'perf_var' in names:
         df = df.with_columns(pl.col('perf_var').replace(RENAMED_PERF_VARS))
-    if not {'check', 'params'} <= set(df.columns):
+    if not {'check', 'params'} <= set(names):
         return df
     for (param, old), new in RENAMED_VALUES.items():
         if isinstance(df, pl.DataFrame) and not df['check'].str.contains(

@@ -162,6 +162,31 @@ def test_cli_json_exit_codes_and_since(tmp_path, capsys, monkeypatch):
     assert cli.main(['changes', '--parquet', str(store), '--since', '2026-09-01']) == 2
 
 
+def test_cli_scans_a_parquet_export_without_loading_it_and_keeps_to_its_system(
+        tmp_path, capsys, monkeypatch):
+    '''``--parquet`` goes through the bounded scan (the export is never read as one
+    table), ``--system`` selects its records there, and the series are counted the same.'''
+    monkeypatch.setenv('MDXBENCH_EVENTS', str(tmp_path / 'events.jsonl'))
+    store = tmp_path / 'store.parquet'
+    records.frame(rows(stepped(100, 40, 20, 0.8)) + rows(gauss(50, 40), var='copy') +
+                  rows(stepped(10, 40, 25, 1.3), system='laurel', part='cpu')) \
+        .write_parquet(store)
+
+    def whole_table(*a, **k):
+        raise AssertionError('the export was read as one table')
+
+    monkeypatch.setattr(records, 'from_parquet', whole_table)
+    assert cli.main(['changes', '--parquet', str(store), '--format', 'json']) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out['series'] == 3 and len(out['change_points']) == 2
+    assert cli.main(['changes', '--parquet', str(store), '--system', 'laurel',
+                     '--format', 'json']) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out['series'] == 1
+    assert [(c['system'], c['verdict']) for c in out['change_points']] == \
+        [('laurel', 'improvement')]
+
+
 def test_long_series_are_segmented_in_windows_with_the_same_change_points():
     '''Past changes.WINDOW runs the segmentation works in overlapping windows (near-linear
     instead of PELT's quadratic worst case): on a generated 6,000-run series with steps on
