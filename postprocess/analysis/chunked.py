@@ -43,6 +43,8 @@ CHUNK_ROWS = 2_000_000
 
 #: the columns :func:`~mdxbench.post.analysis.changes.explain` reads besides ``meta``
 EXPLAIN = ['time', 'value', 'jobid', 'nodes']
+#: what the changed series' runs are gathered with
+EXPLAINED = ['_sid'] + EXPLAIN + ['meta']
 #: the columns read of every record: series keys, what explains, and what
 #: :func:`mdxbench.post.store.records.from_parquet` renames or leaves out by
 READ = SERIES + EXPLAIN + ['tags', 'params']
@@ -296,10 +298,15 @@ def _gather(task):
     if not out:
         return None
     table = pl.concat(out, how='vertical_relaxed', rechunk=True)
-    if dest is None:
-        return table
-    table.write_ipc(dest)
-    return dest
+    # each series' keys once, and of its runs what explaining reads with a hash of their
+    # keys (two series sharing a number differ in it): a string column costs 16 bytes a
+    # run in Polars even where its text repeats
+    keys = table.group_by('_sid').agg(pl.col(SERIES).first())
+    table = table.select(*EXPLAINED, pl.struct(SERIES).hash(seed=13).alias('_keys'))
+    if dest is not None:
+        table.write_ipc(dest)
+        table = dest
+    return table, keys
 
 
 def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=None,
@@ -382,21 +389,18 @@ def _read_changed(paths, found, pool, nproc, context):
     with tempfile.TemporaryDirectory(prefix='mdxbench-explain-') as tmp:
         tasks = [(paths, share, f'{tmp}/{i}.arrow' if pool else None)
                  for i, share in enumerate(_shares(want, nproc, lambda w: len(w[1][0])))]
-        parts = [pl.read_ipc(got, memory_map=False) if isinstance(got, str) else got
-                 for got in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
-                 if got is not None]
+        got = [g for g in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
+               if g is not None]
+        parts = [pl.read_ipc(t, memory_map=False) if isinstance(t, str) else t for t, _ in got]
+    # its runs laid out by series number, then time and value (as segment_part counts
+    # them): sorting the keys' strings along with every run cost 200 MiB at 994 series
     d = pl.concat(parts, how='vertical_relaxed')
     del parts
-    # each series' keys once; its runs laid out by series number, then time and value (as
-    # segment_part counts them), with what explaining reads: sorting the keys' strings
-    # along with every run cost 200 MiB at 994 series of 365 runs
-    g = d.group_by('_sid').agg(*[pl.col(k).first() for k in SERIES],
-                               pl.struct(SERIES).hash(seed=13).n_unique().alias('_keys'))
-    if (g['_keys'] > 1).any():
+    if (d.group_by('_sid').agg(pl.col('_keys').n_unique())['_keys'] > 1).any():
         raise RuntimeError(f'changes: two series share a series hash in {", ".join(paths)}: '
                            'scan them as one table (changes.find of a DataFrame)')
-    d = d.select('_sid', 'time', 'value', 'jobid', 'nodes', 'meta') \
-        .sort(['_sid', 'time', 'value'], nulls_last=True)
+    d = d.drop('_keys').sort(['_sid', 'time', 'value'], nulls_last=True)
+    g = pl.concat([k for _, k in got]).unique('_sid', keep='first')
     g = g.join(d.with_row_index('_row').group_by('_sid', maintain_order=True).agg(
         pl.col('_row').first().alias('start'), pl.len().alias('n')), on='_sid')
     series = {r['_sid']: r for r in g.iter_rows(named=True)}

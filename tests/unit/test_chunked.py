@@ -75,3 +75,16 @@ def test_a_directory_of_files_is_one_history(tmp_path):
     got = changes.find(tmp_path / 'parts', nproc=1, chunk_rows=40)
     assert [(c['run'], round(c['effect'], 2)) for c in got] == [(41, -0.22)]
     assert _same(got, changes.find(df))
+
+
+def test_two_series_sharing_a_series_number_fail_the_scan_naming_the_files(tmp_path,
+                                                                           monkeypatch):
+    '''A 64-bit hash shared by two series (forced here: every series gets one number) is
+    not a merged series: the scan fails and says to scan the records as one table.'''
+    path = tmp_path / 'store.parquet'
+    records.frame(rows(stepped(100, 40, 20, 0.8)) +
+                  rows(stepped(100, 40, 20, 0.8), var='copy')).write_parquet(path)
+    assert len(changes.find(path, nproc=1)) == 2
+    monkeypatch.setattr(chunked, 'series_hash', lambda: pl.lit(7, dtype=pl.UInt64))
+    with pytest.raises(RuntimeError, match='share a series hash in .*store.parquet'):
+        changes.find(path, nproc=1)
