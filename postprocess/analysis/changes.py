@@ -176,8 +176,11 @@ def detect_each(values, starts, ns, kw):
     from mdxbench.post.analysis import screen
 
     starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
-    quiet = screen.quiet_each(values, starts, ns, kw.get('penalty', PENALTY),
-                              kw.get('min_size', MIN_SIZE)) & (ns <= WINDOW)
+    # a series longer than a window is segmented in windows: not screened (nor its cost paid)
+    short = np.flatnonzero(ns <= WINDOW)
+    quiet = np.zeros(len(ns), dtype=bool)
+    quiet[short] = screen.quiet_each(values, starts[short], ns[short],
+                                     kw.get('penalty', PENALTY), kw.get('min_size', MIN_SIZE))
     for k in np.flatnonzero(~quiet):
         start, n = starts[k], ns[k]
         for cp in detect(values[start:start + n], **kw):

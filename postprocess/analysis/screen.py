@@ -22,10 +22,17 @@ the series has no change point if
   changes gain at most ``(k + 1) Q <= k beta``.
 
 ``Q`` itself is quadratic to compute; it is bounded instead, scale by scale: an interval of
-``lo`` to ``hi`` runs spans ``hi + 1`` points of ``C``, which lie in two consecutive
-blocks of ``hi + 1`` points aligned on the series' start, so its term is at most
-``R² / lo`` with ``R`` the largest range of ``C`` over two such blocks. The scales grow by
-:data:`RATIO`. A margin of :data:`MARGIN` keeps rounding on the safe side.
+``lo`` to ``hi`` runs spans at most ``hi + 1`` points of ``C``, so its term is at most
+``R² / lo`` with ``R`` the largest range of ``C`` over ``hi + 1`` consecutive points of the
+series, which a sparse table of ``C``'s maxima and minima (windows of 1, 2, 4, ... points)
+gives in two look-ups per point. The scales grow by :data:`RATIO`; a series is followed to
+longer intervals only while its whole range could still break the limit. Measured on the
+bench's histories, the bound proves 97.9 % of the series quiet where the exact ``Q`` would
+prove 98.5 %. A margin of :data:`MARGIN` keeps rounding on the safe side.
+
+PELT segments a series longer than ``changes.WINDOW`` runs in windows, each centred on its
+own mean; the proof is for the whole series, so such series are not screened
+(:func:`mdxbench.post.analysis.changes.detect_each`).
 '''
 import numpy as np
 
