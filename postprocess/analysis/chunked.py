@@ -123,11 +123,6 @@ def _locator(fi, group):
             + pl.col('_at').cast(pl.UInt64)).alias('_loc')
 
 
-def _place(loc):
-    loc = int(loc)
-    return loc >> 48, (loc >> 24) & 0xFFFFFF, loc & 0xFFFFFF
-
-
 def _narrow(paths, fi, group, where):
     '''(series number, time, value, place) of one row group's records.'''
     import pyarrow.parquet as pq
@@ -139,6 +134,9 @@ def _narrow(paths, fi, group, where):
 
 #: a routed chunk's files: ``<chunk>/<tag>`` + this (Arrow IPC)
 SUFFIX = '.arrow'
+#: a routed chunk's columns
+CHUNK_SCHEMA = {'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'), 'value': pl.Float64,
+                '_loc': pl.UInt64}
 
 
 def _route(task):
@@ -172,8 +170,7 @@ def read_chunk(paths):
     '''The records of a chunk's routed files ``paths`` as one table (in chunks: sorting
     gathers them).'''
     if not paths:
-        return pl.DataFrame(schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'),
-                                    'value': pl.Float64, '_loc': pl.UInt64})
+        return pl.DataFrame(schema=CHUNK_SCHEMA)
     return pl.concat([pl.read_ipc(p, memory_map=False) for p in paths], rechunk=False)
 
 
@@ -183,15 +180,21 @@ def segment_part(part, kw):
     series' runs in order) each.'''
     if not isinstance(part, pl.DataFrame):
         part = read_chunk(sorted(pathlib.Path(part).glob('*' + SUFFIX)))
-    # runs at the same time in value order, as changes.series_index lays them out
+    part, sids, starts, ns = laid_out(part)
+    locs = part['_loc'].to_numpy()
+    return [(int(sids[start]), cp, locs[start:start + n].copy())
+            for _, start, n, cp in detect_each(part['value'].to_numpy(), starts, ns, kw)]
+
+
+def laid_out(part):
+    '''(the chunk ``part`` sorted by series, time and value, its series numbers, where
+    each series starts, its runs): runs at the same time in value order, as
+    changes.series_index lays them out.'''
     part = part.sort(['_sid', 'time', 'value'], nulls_last=True)
     sids = part['_sid'].to_numpy()
     starts = np.concatenate([[0], np.flatnonzero(np.diff(sids)) + 1]).astype(int) \
         if len(sids) else np.array([], dtype=int)
-    ns = np.diff(np.concatenate([starts, [len(sids)]]))
-    locs = part['_loc'].to_numpy()
-    return [(int(sids[start]), cp, locs[start:start + n].copy())
-            for _, start, n, cp in detect_each(part['value'].to_numpy(), starts, ns, kw)]
+    return part, sids, starts, np.diff(np.concatenate([starts, [len(sids)]]))
 
 
 def _shares(items, nproc, weight=lambda item: 1):
@@ -244,9 +247,8 @@ def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
     total = sum(r for _, _, r in groups)
     if total <= chunk_rows:
         parts = [_narrow(paths, fi, g, where) for fi, g, _ in groups]
-        return segment_part(pl.concat(parts, how='vertical_relaxed') if parts else pl.DataFrame(
-            schema={'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'),
-                    'value': pl.Float64, '_loc': pl.UInt64}), kw)
+        return segment_part(pl.concat(parts, how='vertical_relaxed') if parts else
+                            pl.DataFrame(schema=CHUNK_SCHEMA), kw)
     chunks = -(-total // chunk_rows)
     run = pool.map if pool else map
     shares = _shares([(fi, g) for fi, g, _ in groups], nproc,
@@ -260,9 +262,11 @@ def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
 
 def _gather(task):
     '''The records at the places ``want`` (per (file, row group): the rows, and the rows
-    whose ``meta`` is read; ``meta`` null on the others), read one row group at a time;
-    written to the Arrow IPC file ``out`` when given (and its path returned): a table
-    sent back through the pool's pipe was held three times over while it arrived.'''
+    whose ``meta`` is read; ``meta`` null on the others), read one row group at a time:
+    (their :data:`EXPLAINED` columns with ``_keys``, a second hash of their series' keys;
+    each series' keys once), or None when there are none. The first is written to the
+    Arrow IPC file ``dest`` when given and its path returned in its place: a table sent
+    back through the pool's pipe was held three times over while it arrived.'''
     import pyarrow as pa
     import pyarrow.parquet as pq
 

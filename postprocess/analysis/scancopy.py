@@ -56,12 +56,8 @@ def segment_kept(part, kw):
         st = pl.read_parquet(state_path)
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
-    d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)))
-    d = d.sort(['_sid', 'time', 'value'], nulls_last=True)
-    sids = d['_sid'].to_numpy()
-    starts = np.concatenate([[0], np.flatnonzero(np.diff(sids)) + 1]).astype(int) \
-        if len(sids) else np.array([], dtype=int)
-    ns = np.diff(np.concatenate([starts, [len(sids)]]))
+    d, sids, starts, ns = chunked.laid_out(
+        chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX))))
     values, locs = d['value'].to_numpy(), d['_loc'].to_numpy()
     k = len(starts)
     old = [before.get(int(sid)) for sid in sids[starts]]
