@@ -123,6 +123,12 @@ http.port: $ES_PORT
 transport.port: $((ES_PORT + 100))
 discovery.type: single-node
 action.destructive_requires_name: true
+# Disk watermarks as free space, not as a share of the disk: this node shares a large disk
+# with everything else, where the default 90% high watermark (25 GB free of 250 GB) stops
+# allocating a new monthly index's primary shard (bulk refused: 503 unavailable_shards)
+cluster.routing.allocation.disk.watermark.low: 3gb
+cluster.routing.allocation.disk.watermark.high: 2gb
+cluster.routing.allocation.disk.watermark.flood_stage: 1gb
 YML
     if [[ $SECURITY == 1 ]]; then
         setup_security

@@ -91,32 +91,64 @@ def bulk_bodies(docs, per_request=2000):
         yield b'\n'.join(lines) + b'\n'
 
 
-def send(es, bodies):
-    '''Raw ``_bulk`` of prepared bodies; the number of documents created.'''
+def send(es, bodies, retry_seconds=300.0):
+    '''Raw ``_bulk`` of prepared bodies; the number of documents created. Documents
+    refused with 429 or 5xx (Elasticsearch busy, a new index's shard not yet started) are
+    sent again alone, with backoff, for up to ``retry_seconds``; any other refusal, or one
+    that lasts, raises naming the document.'''
     created = 0
     for body in bodies:
-        resp = es.bulk(operations=body)
-        if resp['errors']:
-            bad = next(it for it in resp['items'] if next(iter(it.values())).get('error'))
-            raise RuntimeError(f'bulk refused a document: {bad}')
-        created += len(resp['items'])
+        deadline = time.monotonic() + retry_seconds
+        delay = 0.5
+        while True:
+            resp = es.bulk(operations=body)
+            lines = body.split(b'\n')
+            again = []
+            for k, it in enumerate(resp['items']):
+                res = next(iter(it.values()))
+                status = res.get('status', 0)
+                if status in (200, 201):
+                    created += 1
+                elif (status == 429 or status >= 500) and \
+                        time.monotonic() + delay <= deadline:
+                    again += lines[2 * k:2 * k + 2]
+                else:
+                    raise RuntimeError(f'bulk refused a document: {it}')
+            if not again:
+                break
+            time.sleep(delay)
+            delay = min(delay * 2, 10)
+            body = b'\n'.join(again) + b'\n'
     return created
 
 
 def load(es, prefix, nseries, runs, start=0):
     '''Store the generated documents with raw ``_bulk`` (two requests in flight); the
-    number stored.'''
+    number stored. The indices are not refreshed while they are loaded (a bulk load's
+    usual setting), then refreshed once.'''
     import concurrent.futures
 
+    import copy
+
+    pattern = f'{prefix}-*'
+    template = store_ingest.template_body(prefix)
+    loading = copy.deepcopy(template)
+    loading['template'].setdefault('settings', {})['refresh_interval'] = '-1'
+    es.indices.put_index_template(name=prefix, **loading)
     n = 0
-    with concurrent.futures.ThreadPoolExecutor(2) as ex:
-        futs = []
-        for body in bulk_bodies(documents(prefix, nseries, runs, start)):
-            futs.append(ex.submit(send, es, [body]))
-            if len(futs) > 4:
-                n += futs.pop(0).result()
-        n += sum(f.result() for f in futs)
-    es.indices.refresh(index=f'{prefix}-*')
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as ex:
+            futs = []
+            for body in bulk_bodies(documents(prefix, nseries, runs, start)):
+                futs.append(ex.submit(send, es, [body]))
+                if len(futs) > 4:
+                    n += futs.pop(0).result()
+            n += sum(f.result() for f in futs)
+    finally:
+        es.indices.put_index_template(name=prefix, **template)
+        es.indices.put_settings(index=pattern, allow_no_indices=True,
+                                settings={'refresh_interval': None})
+    es.indices.refresh(index=pattern)
     return n
 
 
@@ -227,8 +259,36 @@ print(json.dumps(out))
     return child.run(code, 'bench child')
 
 
+def cold_only(es, url, prefix, series, runs):
+    '''The cold read of the copy alone, from the store kept under ``prefix`` (loaded
+    first when it holds nothing); 0 when its targets are met.'''
+    import tempfile
+
+    want = series * runs
+    have = es.count(index=f'{prefix}-*', allow_no_indices=True)['count']
+    if have == 0:
+        t0 = time.perf_counter()
+        have = load(es, prefix, series, runs)
+        print(f'store: {have:,} records ({series:,} series x {runs} nightly runs) stored '
+              f'under {prefix} with raw _bulk in {time.perf_counter() - t0:.0f} s (kept)')
+    elif have != want:
+        raise SystemExit(f'mdxbench bench store: {prefix}-* holds {have:,} records, not '
+                         f'{series:,} x {runs} = {want:,}: give another --keep, or delete '
+                         f'its indices')
+    else:
+        print(f'store: {have:,} records under {prefix} (kept from an earlier run)')
+    with tempfile.TemporaryDirectory() as alone:
+        only = _child(url, prefix, alone, 'sync')
+    print(f"cold read into the local copy: {only['records']:,} records from "
+          f"Elasticsearch in {only['seconds']:.1f} s, peak {only['peak_mib']:.0f} MiB "
+          f"(targets at 36.5 M records: <= 300 s, <= 4096 MiB)")
+    ok = only['records'] == have and only['peak_mib'] <= 4096 and \
+        (only['seconds'] <= 300 or have < 36_500_000)
+    return 0 if ok else 1
+
+
 def main(url, series=10000, runs=365, records=100000, sample_runs=20, incremental=10000,
-         long=True):
+         long=True, keep=None):
     import tempfile
 
     from elasticsearch import Elasticsearch
@@ -237,6 +297,8 @@ def main(url, series=10000, runs=365, records=100000, sample_runs=20, incrementa
     from mdxbench.post.site import text
 
     es = Elasticsearch(url, request_timeout=300)
+    if keep:
+        return cold_only(es, url, keep, series, runs)
     ok = True
     import statistics
 

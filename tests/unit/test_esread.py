@@ -1,6 +1,7 @@
 '''The columnar Elasticsearch reader on real answers of ci/'s Elasticsearch 8.19.21 (the
-captured fixture perflog line, ingested, read under a point in time 4 documents a page):
-the table it makes equals the one the perflogs give. And the local copy's behaviour when
+captured fixture perflog line, ingested, read under a point in time 4 documents a page,
+whole sources as the reader asks for them, and filtered as it asked before): the table it
+makes equals the one the perflogs give. And the local copy's behaviour when
 Elasticsearch cannot be reached (no server needed: a closed port).'''
 import json
 import pathlib
@@ -12,13 +13,16 @@ import pytest
 from mdxbench.post.store import esread, history, records
 
 FIX = pathlib.Path(__file__).resolve().parents[1] / 'fixtures'
-PAGES = [FIX / 'es' / f'search-pit-page{i}-8.19.21.json' for i in (1, 2, 3)]
+#: the reader's answers: whole ``_source``, unfiltered (what esread asks for)
+PAGES = [FIX / 'es' / f'search-pit-whole-page{i}-8.19.21.json' for i in (1, 2, 3)]
+#: the same read with ``_source`` filtered to esread.SOURCE and a ``filter_path``
+FILTERED = [FIX / 'es' / f'search-pit-page{i}-8.19.21.json' for i in (1, 2, 3)]
 PERFLOG = FIX / 'perflogs' / 'local-debug-HpccStream.log'
 
 
-def _table():
+def _table(pages=PAGES):
     frames = []
-    for p in PAGES:
+    for p in pages:
         df, after = esread.parse_page(p.read_bytes())
         if after is None:
             assert df.height == 0
@@ -27,19 +31,21 @@ def _table():
     return pl.concat(frames)
 
 
-def test_pages_of_a_point_in_time_read_as_the_perflog_gives():
-    got = _table().sort('perf_var')
+@pytest.mark.parametrize('pages', [PAGES, FILTERED], ids=['whole', 'filtered'])
+def test_pages_of_a_point_in_time_read_as_the_perflog_gives(pages):
+    got = _table(pages).sort('perf_var')
     want = records.from_perflogs([PERFLOG]).sort('perf_var')
     assert got.height == want.height == 6
     assert got.select(records.COLUMNS).equals(want.select(records.COLUMNS))
     assert got['record_id'].n_unique() == 6 and got['ingested_at'].null_count() == 0
 
 
-def test_search_after_is_the_last_hit_and_the_last_page_is_empty():
-    df, after = esread.parse_page(PAGES[0].read_bytes())
-    raw = json.loads(PAGES[0].read_text())
+@pytest.mark.parametrize('pages', [PAGES, FILTERED], ids=['whole', 'filtered'])
+def test_search_after_is_the_last_hit_and_the_last_page_is_empty(pages):
+    df, after = esread.parse_page(pages[0].read_bytes())
+    raw = json.loads(pages[0].read_text())
     assert df.height == 4 and after == raw['hits']['hits'][-1]['sort']
-    df, after = esread.parse_page(PAGES[2].read_bytes())
+    df, after = esread.parse_page(pages[2].read_bytes())
     assert df.height == 0 and after is None
     assert set(esread.to_table(df).columns) >= set(records.COLUMNS)
 
