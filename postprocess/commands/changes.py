@@ -39,16 +39,19 @@ def add_arguments(p):
 
 def run(args):
     tuning = changes.tuning(args.penalty, args.min_effect, args.max_pvalue)
-    if args.parquet and not args.mde:
-        # a Parquet export is scanned in memory bounded by a chunk, not read as one table
+    if (args.parquet or args.from_es) and not args.mde:
+        # a Parquet export, or the local copy of Elasticsearch (one Parquet file per
+        # partition), is scanned in memory bounded by a chunk, not read as one table
         import polars as pl
 
         from mdxbench.post.analysis import chunked
+        from mdxbench.post.store import history
 
+        source = args.parquet or history.files(args.system, args.es_url)[0]
         where = pl.col('system') == args.system if args.system else None
-        cps = changes.find(args.parquet, events.load(), since=options.since(args.since),
+        cps = changes.find(source, events.load(), since=options.since(args.since),
                            where=where, **tuning)
-        df, mde = chunked.series_count(args.parquet, where), None
+        df, mde = chunked.series_count(source, where), None
     else:
         df = options.load(args)
         if args.system:

@@ -51,19 +51,22 @@ def _page_schema():
     fields['meta'] = pl.Struct({'tags': pl.String, 'params': pl.String,
                                 'job_host': pl.String})
     hit = pl.Struct({'_source': pl.Struct(fields), 'sort': pl.List(pl.Int64)})
-    return {'hits': pl.Struct({'hits': pl.List(hit)})}
+    return {'hits': pl.Struct({'total': pl.Struct({'value': pl.Int64}),
+                               'hits': pl.List(hit)})}
 
 
 def parse_page(raw):
-    '''One search answer (bytes) -> (columns of its hits, the last hit's sort values).'''
+    '''One search answer (bytes) -> (columns of its hits, the last hit's sort values, the
+    total of hits when the answer counts them, else None).'''
     import polars as pl
 
-    df = (pl.read_json(io.BytesIO(raw), schema=_page_schema())
-          .select(pl.col('hits').struct.field('hits'))
+    page = pl.read_json(io.BytesIO(raw), schema=_page_schema())
+    total = page.select(pl.col('hits').struct.field('total').struct.field('value')).item()
+    df = (page.select(pl.col('hits').struct.field('hits'))
           .explode('hits', empty_as_null=False).drop_nulls('hits').unnest('hits'))
     if df.height == 0:        # no hits
-        return _empty_source(), None
-    return df.drop('sort').unnest('_source'), df['sort'][-1].to_list()
+        return _empty_source(), None, total
+    return df.drop('sort').unnest('_source'), df['sort'][-1].to_list(), total
 
 
 def _legacy_meta(raw):
@@ -200,9 +203,9 @@ def read_partition(client, index, query=None, page=PAGE):
             if after is not None:
                 body['search_after'] = after
             raw = client.search(**body).body
+            df, after, counted = parse_page(raw)
             if total is None:
-                total = orjson.loads(raw)['hits']['total']['value'] if raw else 0
-            df, after = parse_page(raw)
+                total = counted or 0
             if after is None:
                 break
             if legacy and df['meta_json'].null_count():
@@ -239,7 +242,8 @@ def _empty_source():
     '''The page columns of no hit.'''
     import polars as pl
 
-    src = _page_schema()['hits'].fields[0].dtype.inner.fields[0].dtype
+    hits = {f.name: f.dtype for f in _page_schema()['hits'].fields}['hits']
+    src = hits.inner.fields[0].dtype
     return pl.DataFrame(schema={f.name: f.dtype for f in src.fields})
 
 

@@ -326,6 +326,21 @@ def open_copy(url=None, base=None):
     return Copy(base or default_base(), esclient.url_of(url=url), esclient.index_prefix())
 
 
+def files(system=None, url=None, out=sys.stderr):
+    '''(the copy's Parquet files of the partitions holding ``system``'s records, or of all,
+    :class:`SyncReport`): the copy brought up to date as :func:`read` does, for a reader
+    that scans the files itself in bounded memory instead of one table; where the records
+    came from is said on ``out``.'''
+    from mdxbench.post.store import esclient
+
+    copy = open_copy(url)
+    rep = copy.sync(esclient.make_client(url=url, raw=True), system)
+    rep.text = rep.line(copy.url, copy.root)
+    rep.files = [str(copy.path(i)) for i in copy.indices(system)]
+    print(f'mdxbench: {rep.text}', file=out)
+    return rep.files, rep
+
+
 def read(system=None, url=None, out=sys.stderr, columns=None, meta_for=None):
     '''(records table, :class:`SyncReport`): the copy brought up to date from Elasticsearch
     (the one way every command reads the store); where the records came from is said on

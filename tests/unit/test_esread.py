@@ -23,7 +23,7 @@ PERFLOG = FIX / 'perflogs' / 'local-debug-HpccStream.log'
 def _table(pages=PAGES):
     frames = []
     for p in pages:
-        df, after = esread.parse_page(p.read_bytes())
+        df, after, _ = esread.parse_page(p.read_bytes())
         if after is None:
             assert df.height == 0
             break
@@ -42,10 +42,12 @@ def test_pages_of_a_point_in_time_read_as_the_perflog_gives(pages):
 
 @pytest.mark.parametrize('pages', [PAGES, FILTERED], ids=['whole', 'filtered'])
 def test_search_after_is_the_last_hit_and_the_last_page_is_empty(pages):
-    df, after = esread.parse_page(pages[0].read_bytes())
+    df, after, total = esread.parse_page(pages[0].read_bytes())
     raw = json.loads(pages[0].read_text())
-    assert df.height == 4 and after == raw['hits']['hits'][-1]['sort']
-    df, after = esread.parse_page(pages[2].read_bytes())
+    assert df.height == 4 and after == raw['hits']['hits'][-1]['sort'] and total == 6
+    df, after, total = esread.parse_page(pages[1].read_bytes())
+    assert df.height == 2 and total is None      # counted on the first page only
+    df, after, total = esread.parse_page(pages[2].read_bytes())
     assert df.height == 0 and after is None
     assert set(esread.to_table(df).columns) >= set(records.COLUMNS)
 
