@@ -132,8 +132,12 @@ def segment(z, pen, min_size=MIN_SIZE, window=WINDOW):
     ``window`` is cut into windows of ``window`` runs overlapping by half; each window keeps
     the candidates of its central half (the first and the last window their outer ends
     too), so every run is judged by one window with ``window / 4`` runs of context either
-    side, and the cost grows linearly with the runs.'''
+    side, and the cost grows linearly with the runs. A window the screen proves quiet
+    (:func:`mdxbench.post.analysis.screen.quiet`) is not segmented: PELT would find
+    nothing in it.'''
     import ruptures as rpt
+
+    from mdxbench.post.analysis import screen
 
     def pelt(part):
         return rpt.KernelCPD(kernel='linear', min_size=min_size, jump=1).fit(part) \
@@ -142,18 +146,20 @@ def segment(z, pen, min_size=MIN_SIZE, window=WINDOW):
     n = len(z)
     if n <= window:
         return pelt(z)
-    half, quarter, found, a = window // 2, window // 4, [], 0
-    while True:
-        b = min(a + window, n)
+    half, quarter, found = window // 2, window // 4, []
+    starts = np.arange(0, n - window + half, half)
+    starts = starts[:int(np.searchsorted(starts + window, n)) + 1]
+    ns = np.minimum(starts + window, n) - starts
+    calm = screen.quiet(z[:, 0], starts, ns, pen, min_size, scale=1.0)
+    for a, m, still in zip(starts.tolist(), ns.tolist(), calm.tolist()):
+        b = a + m
         lo = a if a == 0 else a + quarter
         hi = n if b == n else b - quarter
-        for k in pelt(z[a:b]):
+        for k in ([] if still else pelt(z[a:b])):
             # one change seen by two windows either side of their border is kept once
             if lo <= a + k < hi and (not found or a + k - found[-1] >= min_size):
                 found.append(a + k)
-        if b == n:
-            return [k for k in found if n - k >= min_size]
-        a += half
+    return [k for k in found if n - k >= min_size]
 
 
 def series_index(df):

@@ -31,8 +31,10 @@ bench's histories, the bound proves 97.9 % of the series quiet where the exact `
 prove 98.5 %. A margin of :data:`MARGIN` keeps rounding on the safe side.
 
 PELT segments a series longer than ``changes.WINDOW`` runs in windows, each centred on its
-own mean; the proof is for the whole series, so such series are not screened
-(:func:`mdxbench.post.analysis.changes.detect_each`).
+own mean; the proof is for the whole series, so such series are not screened as a whole
+(:func:`mdxbench.post.analysis.changes.detect_each`): each of their windows is, already in
+the series' noise units (``scale`` 1), before PELT is run on it
+(:func:`mdxbench.post.analysis.changes.segment`).
 '''
 import numpy as np
 
@@ -112,23 +114,29 @@ def _split_gain(c, seg, first, ns, min_size):
     return _per_series(np.maximum, gain, first)
 
 
-def quiet(values, starts, ns, beta, min_size):
+def quiet(values, starts, ns, beta, min_size, scale=None):
     '''A boolean per series laid out in ``values`` at ``starts``/``ns``: True where PELT
     at penalty ``beta`` (one per series, or one for all) with segments of at least
     ``min_size`` runs provably finds no change point in the series divided by its
-    run-to-run noise, as :func:`mdxbench.post.analysis.changes.detect` segments it.'''
+    run-to-run noise, as :func:`mdxbench.post.analysis.changes.detect` segments it; or
+    divided by ``scale`` when given (1: the series is already in noise units, as a window
+    of a long series is).'''
     starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
     s = len(ns)
     if s == 0:
         return np.zeros(0, dtype=bool)
     beta = np.broadcast_to(np.asarray(beta, dtype=float), (s,))
-    sigma = np.sqrt(noise2(values, starts, ns))
-    # where changes._scale floors the noise (a flat series) or a run is not finite, PELT
-    # decides
     x, _, first = _gather(values, starts, ns)
     top = _per_series(np.maximum, np.abs(x), first)
-    usable = (ns >= 2 * min_size) & np.isfinite(top) & \
-        (sigma >= 1e-12 * np.maximum(top, 1.0))
+    if scale is None:
+        sigma = np.sqrt(noise2(values, starts, ns))
+        # where changes._scale floors the noise (a flat series) or a run is not finite,
+        # PELT decides
+        usable = (ns >= 2 * min_size) & np.isfinite(top) & \
+            (sigma >= 1e-12 * np.maximum(top, 1.0))
+    else:
+        sigma = np.broadcast_to(np.asarray(scale, dtype=float), (s,))
+        usable = (ns >= 2 * min_size) & np.isfinite(top) & (sigma > 0)
     sigma = np.where(usable, sigma, 0.0)
     within, seg, first = _centred(values, starts, ns, sigma)
     ok = usable & (_split_gain(within, seg, first, ns, min_size) <= beta * (1 - MARGIN))

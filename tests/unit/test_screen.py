@@ -9,14 +9,14 @@ import pytest
 from mdxbench.post.analysis import changes, screen
 
 
-def generated(count=3000, seed=5):
-    '''Series of many shapes and lengths: noise, a step near the penalty, a bump (two
-    changes whose best single split is weak), heavy tails, two modes, ties, a large
-    offset, a lone spike, a drift; scaled from 1e-3 to 1e6.'''
+def generated(count=3000, seed=5, runs=None):
+    '''Series of many shapes and lengths (``runs`` each when given): noise, a step near the
+    penalty, a bump (two changes whose best single split is weak), heavy tails, two modes,
+    ties, a large offset, a lone spike, a drift; scaled from 1e-3 to 1e6.'''
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):
-        n = int(rng.choice([rng.integers(1, 30), rng.integers(30, 400), 365]))
+        n = runs or int(rng.choice([rng.integers(1, 30), rng.integers(30, 400), 365]))
         kind = int(rng.integers(0, 9))
         x = rng.normal(size=n)
         if kind == 1:
@@ -100,6 +100,43 @@ def test_the_scan_finds_what_detect_finds_on_every_series(layout, batch, monkeyp
     got = [(k, cp) for k, _, _, cp in changes.detect_each(values, starts, ns, {})]
     want = [(k, cp) for k, x in enumerate(series) for cp in changes.detect(x)]
     assert got == want and len(want) > 50
+
+
+def test_a_long_series_skips_only_the_windows_where_pelt_finds_nothing(monkeypatch):
+    '''A series longer than a window is segmented window by window (changes.segment); the
+    windows proven quiet, in the series' noise units, are skipped. The candidates are those
+    of PELT run on every window, on 150 series of 2,000 to 9,000 runs of every generated
+    shape and 60 with one step whose gain in its window is 0.7 to 1.4 times the penalty;
+    and most windows of a noise series are skipped.'''
+    rng = np.random.default_rng(13)
+    series = [x for k in range(150)
+              for x in generated(1, seed=100 + k, runs=int(rng.integers(2001, 9000)))]
+    for _ in range(60):
+        n = int(rng.integers(3000, 6000))
+        x = rng.normal(size=n)
+        # a step of d at a window's middle saves d² window / 4 of its cost
+        x[int(rng.integers(1000, n - 1000)):] += math.sqrt(
+            4 * changes.PENALTY * math.log(n) * rng.uniform(0.7, 1.4) / changes.WINDOW)
+        series.append(x)
+    calls = []
+    quiet = screen.quiet
+
+    def counted(*a, **k):
+        out = quiet(*a, **k)
+        calls.append(out)
+        return out
+
+    monkeypatch.setattr(screen, 'quiet', counted)
+    got = [_candidates(x) for x in series]
+    skipped = np.concatenate(calls)
+    monkeypatch.setattr(screen, 'quiet', lambda values, starts, *a, **k:
+                        np.zeros(len(starts), dtype=bool))
+    assert got == [_candidates(x) for x in series]
+    assert sum(map(len, got)) > 50 and 0.3 < skipped.mean() < 1
+    calls.clear()
+    monkeypatch.setattr(screen, 'quiet', counted)
+    _candidates(np.random.default_rng(2).normal(size=20000))
+    assert len(calls[0]) == 19 and calls[0].mean() > 0.9
 
 
 def test_flat_and_not_finite_series_are_left_to_pelt():
