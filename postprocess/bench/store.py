@@ -22,7 +22,7 @@ with distinct job ids, times and values.
 
 With ``keep`` (``--keep PREFIX``) only the cold read of the copy alone is measured, on the
 store kept under that prefix: loaded first when it holds nothing (a year of 100,000 series,
-36.5 M records, takes about 25 minutes here), read as it is when it holds ``series x
+36.5 M records, took 23 minutes here), read as it is when it holds ``series x
 runs`` records, never deleted (:func:`drop` it by hand).
 '''
 import datetime as dt
@@ -132,7 +132,6 @@ def load(es, prefix, nseries, runs, start=0):
     number stored. The indices are not refreshed while they are loaded (a bulk load's
     usual setting), then refreshed once.'''
     import concurrent.futures
-
     import copy
 
     pattern = f'{prefix}-*'

@@ -32,7 +32,7 @@ def add_arguments(p):
     p.add_argument('--keep', metavar='PREFIX',
                    help='store: the store under this index prefix, loaded if it holds '
                    'nothing and kept afterwards; only the cold read of the copy alone is '
-                   'measured (a year of 100,000 series takes about 45 minutes to load)')
+                   'measured (a year of 100,000 series took 23 minutes to load here)')
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
     options.es_url(p, 'ingest: ')
