@@ -30,11 +30,14 @@ from mdxbench.post.store import records
 #: documents per page of a partition read
 PAGE = 10000
 
-#: the ``_source`` fields of a document the table is made of (the page schema's)
+#: the ``_source`` fields of a document the table is made of (the page schema's; of
+#: ``meta``, the fields :data:`META` names)
 SOURCE = ('@timestamp', 'ingested_at', 'record_id', 'system', 'partition', 'environ',
           'display_name', 'perf_var', 'perf_value', 'perf_unit', 'perf_better', 'perf_ref',
           'perf_lower_thres', 'perf_upper_thres', 'perf_result', 'jobid', 'nodelist',
-          'meta_json', 'meta.tags', 'meta.params', 'meta.job_host')
+          'meta_json')
+#: the fields of a document's ``meta`` the table reads
+META = ('tags', 'params', 'job_host')
 
 
 class Interrupted(Exception):
@@ -47,9 +50,8 @@ def _page_schema():
 
     doubles = ('perf_value', 'perf_ref', 'perf_lower_thres', 'perf_upper_thres')
     fields = {f: (pl.Float64 if f in doubles else pl.List(pl.String) if f == 'nodelist'
-                  else pl.String) for f in SOURCE if not f.startswith('meta.')}
-    fields['meta'] = pl.Struct({'tags': pl.String, 'params': pl.String,
-                                'job_host': pl.String})
+                  else pl.String) for f in SOURCE}
+    fields['meta'] = pl.Struct({f: pl.String for f in META})
     hit = pl.Struct({'_source': pl.Struct(fields), 'sort': pl.List(pl.Int64)})
     return {'hits': pl.Struct({'total': pl.Struct({'value': pl.Int64}),
                                'hits': pl.List(hit)})}

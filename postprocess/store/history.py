@@ -326,6 +326,15 @@ def open_copy(url=None, base=None):
     return Copy(base or default_base(), esclient.url_of(url=url), esclient.index_prefix())
 
 
+def _told(copy, rep, system, out):
+    '''``rep`` with where the records came from (``text``, said on ``out``) and the copy's
+    files of ``system`` (``files``).'''
+    rep.text = rep.line(copy.url, copy.root)
+    rep.files = [str(copy.path(i)) for i in copy.indices(system)]
+    print(f'mdxbench: {rep.text}', file=out)
+    return rep
+
+
 def files(system=None, url=None, out=sys.stderr):
     '''(the copy's Parquet files of the partitions holding ``system``'s records, or of all,
     :class:`SyncReport`): the copy brought up to date as :func:`read` does, for a reader
@@ -334,10 +343,7 @@ def files(system=None, url=None, out=sys.stderr):
     from mdxbench.post.store import esclient
 
     copy = open_copy(url)
-    rep = copy.sync(esclient.make_client(url=url, raw=True), system)
-    rep.text = rep.line(copy.url, copy.root)
-    rep.files = [str(copy.path(i)) for i in copy.indices(system)]
-    print(f'mdxbench: {rep.text}', file=out)
+    rep = _told(copy, copy.sync(esclient.make_client(url=url, raw=True), system), system, out)
     return rep.files, rep
 
 
@@ -362,7 +368,4 @@ def read(system=None, url=None, out=sys.stderr, columns=None, meta_for=None):
         copy.forget(system)
         rep = copy.sync(client, system)
         df = copy.load(system, columns, meta_for)
-    rep.text = rep.line(copy.url, copy.root)
-    rep.files = [str(copy.path(i)) for i in copy.indices(system)]
-    print(f'mdxbench: {rep.text}', file=out)
-    return records.nightly(records.with_current_names(df)), rep
+    return records.nightly(records.with_current_names(df)), _told(copy, rep, system, out)

@@ -15,7 +15,8 @@ from mdxbench.post.store import esread, history, records
 FIX = pathlib.Path(__file__).resolve().parents[1] / 'fixtures'
 #: the reader's answers: whole ``_source``, unfiltered (what esread asks for)
 PAGES = [FIX / 'es' / f'search-pit-whole-page{i}-8.19.21.json' for i in (1, 2, 3)]
-#: the same read with ``_source`` filtered to esread.SOURCE and a ``filter_path``
+#: the same read as esread asked for it before: ``_source`` filtered to the fields of the
+#: table and a ``filter_path``
 FILTERED = [FIX / 'es' / f'search-pit-page{i}-8.19.21.json' for i in (1, 2, 3)]
 PERFLOG = FIX / 'perflogs' / 'local-debug-HpccStream.log'
 
