@@ -4,9 +4,15 @@ import subprocess
 
 import pytest
 
+import ci_skips
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / 'tests' / 'fixtures'
 UPSTREAM = FIXTURES / 'upstream'
+
+
+def pytest_configure(config):
+    ci_skips.configure(config)      # in CI (MDXBENCH_CI=1) a skip is a failure
 
 
 @pytest.fixture(autouse=True)

@@ -42,6 +42,34 @@ def test_the_verdict_follows_where_the_builds_measure_today(old_level, new_level
                                       'both': 'each cost part'}[expect] in r['reason']
 
 
+@pytest.mark.parametrize('n', [2, 3, 5, 8, 13])
+@pytest.mark.parametrize('seed', [0, 1, 2, 3])
+def test_the_intervals_are_scipys_paired_student_t(n, seed):
+    """The software effect is the paired difference of the rounds (new against old build,
+    round by round), the system effect the old build against the level before: each
+    interval equals scipy's Student-t interval (ttest_rel, ttest_1samp) on the log scale to
+    1e-9 -- far below the intervals' widths (asserted > 1e-3). An unpaired interval, or a
+    normal quantile in place of Student's t, misses by far more: checked here too."""
+    from scipy import stats
+
+    old, new = rounds(90, 75, 0.04, n, seed=seed)
+    r = verdict.decide(old, new, before=100.0, after=75.0, better='higher', min_effect=0.03)
+    lo, ln = np.log(old), np.log(new)
+    soft = stats.ttest_rel(ln, lo).confidence_interval(0.95)
+    # (ttest_1samp's interval is of the mean itself, not of its distance to popmean)
+    syst = stats.ttest_1samp(lo - np.log(100.0), 0.0).confidence_interval(0.95)
+    for got, want in ((r['software'], soft), (r['system'], syst)):
+        assert got['high'] - got['low'] > 1e-3
+        assert got['low'] == pytest.approx(np.expm1(want.low), abs=1e-9)
+        assert got['high'] == pytest.approx(np.expm1(want.high), abs=1e-9)
+    # the mistakes the comparison must catch differ from it by more than 1e-6
+    unpaired = stats.ttest_ind(ln, lo).confidence_interval(0.95)
+    d = ln - lo
+    normal = stats.norm.interval(0.95, loc=d.mean(), scale=d.std(ddof=1) / np.sqrt(n))
+    assert abs(np.expm1(unpaired.low) - r['software']['low']) > 1e-6
+    assert abs(np.expm1(normal[0]) - r['software']['low']) > 1e-6
+
+
 def test_a_small_drift_of_the_node_beside_a_large_regression_is_not_a_second_cause():
     """The split of the integration test's first real run: STREAM copy fell 37% with a
     slower build; today the old build measured 4% under its level before (the node's drift

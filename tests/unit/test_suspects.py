@@ -24,23 +24,102 @@ def test_noise_comes_from_repeated_runs_and_ignores_a_node_that_changed_once():
     assert 'too few repeated runs' in nz.describe()
 
 
-@pytest.mark.parametrize('deficit, expect', [(0.30, 'confirmed'), (0.0, 'excluded')])
-def test_the_sequential_test_stops_on_the_right_side(deficit, expect):
-    '''Paired log ratios with a noise of 10%: a node a third slower is confirmed, a
-    healthy one excluded, each within a few rounds, over many generated sequences.'''
-    rng = np.random.default_rng(7)
-    sigma, effect, rounds, right = 0.10, 0.2, [], 0
-    for _ in range(200):
+def _sprt_runs(deficit, n_seq, sigma=0.10, effect=0.2, alpha=0.01, beta=0.05, cap=200,
+               seed=7, decide=suspects.decide):
+    """Run ``n_seq`` sequential tests to their end on paired log ratios of a node short by
+    ``deficit`` (noise ``sigma``): the count of each final state, and the mean length."""
+    rng = np.random.default_rng(seed)
+    ends, lengths = {'confirmed': 0, 'excluded': 0, 'undecided': 0}, []
+    for _ in range(n_seq):
         x = []
         while True:
             x.append(rng.normal(math.log(1 - deficit), sigma))
-            d = suspects.decide(x, sigma, effect, alpha=0.01, beta=0.05)
-            if d.state != 'undecided' or len(x) == 20:
+            d = decide(x, sigma, effect, alpha=alpha, beta=beta)
+            if d.state != 'undecided' or len(x) == cap:
                 break
-        rounds.append(len(x))
-        right += d.state == expect
-    assert right >= 195, right
-    assert np.mean(rounds) < 5, np.mean(rounds)
+        ends[d.state] += 1
+        lengths.append(len(x))
+    return ends, float(np.mean(lengths))
+
+
+# Wald's bounds keep the error rates at most alpha / (1 - beta) = 1.05% (a healthy node
+# confirmed short) and beta / (1 - alpha) = 5.05% (a node short by exactly the effect
+# excluded). The tests run where those bounds are nearly reached: a paired-ratio noise of
+# 30% against an effect of 20% (a step of 0.74 sigma, so little overshoot; at 10% noise
+# one observation jumps past the bounds and the rates fall to 0.1% and 1.4%, too far below
+# them to tell a wrong bound). 4,000 sequences tell 1% from 2.5%: 40 +- 6.3 against
+# 100 +- 9.9. Measured here (2,000 sequences): healthy confirmed 0.8%, boundary excluded
+# 3.6%; with alpha and beta swapped in decide's bounds 3.7% and 0.8%: both tests fail then
+# (checked by hand once, and test_swapped_bounds_are_caught does it on every run).
+N_SEQ = 4000
+NOISY = 0.30
+
+
+def test_a_healthy_node_is_confirmed_short_at_most_at_the_rate_alpha():
+    ends, _ = _sprt_runs(0.0, N_SEQ, sigma=NOISY)
+    assert ends['undecided'] <= 2, ends
+    assert ends['confirmed'] <= 60, ends          # <= 1.5%: alpha is 1%
+
+
+def test_a_node_short_by_exactly_the_effect_is_excluded_at_most_at_the_rate_beta():
+    """The boundary: deficit = effect, where the test confirms with 1 - beta."""
+    ends, _ = _sprt_runs(0.2, 2000, sigma=NOISY, seed=11)
+    assert ends['undecided'] <= 1, ends
+    # beta 5%: at most 5.5% (110; 100 +- 9.7 at a true 5%); and not the 1% of alpha
+    # (swapped bounds): at least 2%
+    assert 40 <= ends['excluded'] <= 110, ends
+
+
+@pytest.mark.parametrize('deficit, expect', [(0.35, 'confirmed'), (-0.05, 'excluded')])
+def test_away_from_the_boundary_the_test_decides_right_and_fast(deficit, expect):
+    ends, mean_len = _sprt_runs(deficit, 1000, seed=3)
+    assert ends[expect] >= 998, ends
+    assert mean_len < 4, mean_len
+
+
+def test_swapped_bounds_are_caught():
+    """A decide() with alpha and beta swapped in its bounds -- the mistake the tests above
+    must catch -- confirms healthy nodes at about beta's rate: past the limit."""
+    from scipy import stats
+
+    def swapped(x, sigma, effect, alpha, beta):
+        d = suspects.decide(x, sigma, effect, alpha, beta)
+        upper, lower = math.log((1 - alpha) / beta), math.log(alpha / (1 - beta))
+        st = 'confirmed' if d.llr >= upper else 'excluded' if d.llr <= lower else 'undecided'
+        return type(d)(st, d.n, d.deficit, d.interval, d.llr, (lower, upper))
+
+    # the limits of the two tests above, on fewer sequences (1.5% and 2% of 1,500)
+    ends, _ = _sprt_runs(0.0, 1500, sigma=NOISY, decide=swapped)
+    assert ends['confirmed'] > 22, ends
+    ends, _ = _sprt_runs(0.2, 1500, sigma=NOISY, seed=11, decide=swapped)
+    assert ends['excluded'] < 30, ends
+    # and the llr itself is the normal likelihood ratio
+    x = [-0.1, -0.25, 0.02]
+    d = suspects.decide(x, 0.1, 0.2, alpha=0.01, beta=0.05)
+    mu1 = math.log(0.8)
+    assert d.llr == pytest.approx(sum(stats.norm.logpdf(v, mu1, 0.1) - stats.norm.logpdf(v, 0, 0.1)
+                                      for v in x), rel=1e-12)
+    assert d.bounds == pytest.approx((math.log(0.05 / 0.99), math.log(0.95 / 0.01)))
+
+
+def test_the_deficit_interval_agrees_with_an_independent_computation_and_covers():
+    """The interval of a decision against scipy's normal interval of the mean (known
+    sigma) on the log scale, to 1e-12; and over 4,000 generated samples it holds the true
+    deficit 95% of the time (an interval of the wrong width misses this: 90% or 99%)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    covered, sigma, true = 0, 0.08, 0.15
+    for i in range(N_SEQ):
+        n = 2 + i % 7
+        x = rng.normal(math.log(1 - true), sigma, n)
+        d = suspects.decide(x, sigma, 0.2, alpha=0.01, beta=0.05)
+        lo, hi = stats.norm.interval(0.95, loc=float(np.mean(x)), scale=sigma / math.sqrt(n))
+        assert d.interval == pytest.approx((1 - math.exp(hi), 1 - math.exp(lo)), abs=1e-12)
+        assert d.deficit == pytest.approx(1 - math.exp(float(np.mean(x))), abs=1e-12)
+        covered += d.interval[0] <= true <= d.interval[1]
+    # 95% of 4,000: 3,800 +- 14
+    assert 3745 <= covered <= 3855, covered
 
 
 def test_a_decision_gives_the_deficit_with_its_interval():

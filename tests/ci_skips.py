@@ -1,0 +1,105 @@
+'''In CI a skipped test is a failed test (issue 41).
+
+A skip hides what did not run: a missing directory, package or binary turns a test green
+without testing anything. Where ``MDXBENCH_CI=1`` (``.ci/run`` sets it), every test or
+module that skips is reported as failed instead, with the reason it gave -- unless its node
+id is in the allowlist (``tests/ci-allowed-skips.txt``, or the file that
+``MDXBENCH_CI_ALLOWED_SKIPS`` names), one line per skip: ``NODEID  # why it may skip``.
+The goal is an empty list; a line without its reason is an error, and so is a listed test
+that ran instead of skipping (the entry is stale), so the list cannot rot.
+
+Registered by ``tests/conftest.py``'s ``pytest_configure``; a plain ``pytest`` outside CI
+is not affected.
+'''
+import os
+import pathlib
+
+import pytest
+
+DEFAULT_ALLOWLIST = pathlib.Path(__file__).resolve().parent / 'ci-allowed-skips.txt'
+
+
+def in_ci():
+    return os.environ.get('MDXBENCH_CI') == '1'
+
+
+def allowlist_path():
+    return pathlib.Path(os.environ.get('MDXBENCH_CI_ALLOWED_SKIPS') or DEFAULT_ALLOWLIST)
+
+
+def read_allowlist(path):
+    '''{node id: reason} from the allowlist; a line without a reason is an error naming the
+    file and line.'''
+    allowed = {}
+    if not path.is_file():
+        return allowed
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.strip()
+        if not text or text.startswith('#'):
+            continue
+        nodeid, sep, why = text.partition('#')
+        if not sep or not why.strip():
+            raise pytest.UsageError(f'{path}:{n}: an allowed skip needs its reason after "#": {text!r}')
+        allowed[nodeid.strip()] = why.strip()
+    return allowed
+
+
+def _reason(longrepr):
+    # a skip's longrepr is (file, line, 'Skipped: why')
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix('Skipped: ')
+    return str(longrepr)
+
+
+class SkipsFail:
+    def __init__(self, path):
+        self.path = path
+        self.allowed = read_allowlist(path)
+        self.used = set()
+        self.failed = []
+        self.ran = set()
+
+    def _judge(self, nodeid, rep):
+        if rep.when == 'call' and not rep.skipped and nodeid in self.allowed:
+            self.ran.add(nodeid)        # allowed to skip, yet it ran: the entry is stale
+        if not rep.skipped or hasattr(rep, 'wasxfail'):
+            return
+        if nodeid in self.allowed:
+            self.used.add(nodeid)
+            return
+        why = _reason(rep.longrepr)
+        self.failed.append((nodeid, why))
+        rep.outcome = 'failed'
+        rep.longrepr = (f'skipped in CI: {why}\n'
+                        f'A skip in CI is a failure (MDXBENCH_CI=1). Make it run, or name '
+                        f'"{nodeid}  # <reason>" in {self.path}.')
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        self._judge(item.nodeid, outcome.get_result())
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector):
+        # a module that skips as a whole (importorskip at its top) skips at collection
+        outcome = yield
+        self._judge(collector.nodeid, outcome.get_result())
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        if self.ran:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter):
+        tr = terminalreporter
+        tr.section('skips in CI (MDXBENCH_CI=1)')
+        tr.write_line(f'allowlist {self.path}: {len(self.allowed)} entr'
+                      f'{"y" if len(self.allowed) == 1 else "ies"}, {len(self.used)} used')
+        for nodeid, why in self.failed:
+            tr.write_line(f'SKIP IS FAILURE {nodeid}: {why}')
+        for nodeid in sorted(self.ran):
+            tr.write_line(f'STALE ALLOWED SKIP {nodeid} (it did not skip): remove it from {self.path}')
+
+
+def configure(config):
+    if in_ci():
+        config.pluginmanager.register(SkipsFail(allowlist_path()), 'mdxbench-ci-skips')

@@ -1,0 +1,108 @@
+'''In CI a skip is a failure (tests/ci_skips.py), and CI does not start without Spack's
+archives (.ci/run). Each case runs a real pytest (or .ci/run) in a subprocess.'''
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+TESTS = '''
+import pytest
+
+def test_runs():
+    assert 1 + 1 == 2
+
+def test_skips():
+    pytest.skip('no such tool here')
+'''
+
+
+def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False):
+    (tmp_path / 'conftest.py').write_text(
+        'import ci_skips\n\ndef pytest_configure(config):\n    ci_skips.configure(config)\n')
+    (tmp_path / 'test_mod.py').write_text(TESTS)
+    if module_skip:
+        (tmp_path / 'test_whole.py').write_text(
+            "import pytest\npytest.importorskip('no_such_module_anywhere')\n\ndef test_x():\n    pass\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith('MDXBENCH_CI')}
+    env['PYTHONPATH'] = str(ROOT / 'tests')
+    if ci:
+        env['MDXBENCH_CI'] = '1'
+    if allowlist is not None:
+        (tmp_path / 'allowed.txt').write_text(allowlist)
+        env['MDXBENCH_CI_ALLOWED_SKIPS'] = str(tmp_path / 'allowed.txt')
+    else:
+        env['MDXBENCH_CI_ALLOWED_SKIPS'] = str(tmp_path / 'none.txt')
+    return subprocess.run([sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q',
+                           '--rootdir', str(tmp_path), str(tmp_path)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+
+
+def test_outside_ci_a_skip_is_a_skip(tmp_path):
+    res = pytest_in(tmp_path, ci=False)
+    assert res.returncode == 0, res.stdout
+    assert '1 passed, 1 skipped' in res.stdout
+
+
+def test_in_ci_a_skip_fails_with_its_reason(tmp_path):
+    res = pytest_in(tmp_path, ci=True)
+    assert res.returncode == 1, res.stdout
+    assert '1 failed, 1 passed' in res.stdout, res.stdout
+    assert 'skipped in CI: no such tool here' in res.stdout
+    assert 'SKIP IS FAILURE test_mod.py::test_skips: no such tool here' in res.stdout
+
+
+def test_in_ci_a_module_skipped_at_collection_fails(tmp_path):
+    res = pytest_in(tmp_path, ci=True, module_skip=True)
+    # a collection error: pytest stops before running anything (exit 2)
+    assert res.returncode == 2, res.stdout
+    assert "SKIP IS FAILURE test_whole.py: could not import 'no_such_module_anywhere'" in res.stdout
+
+
+def test_an_allowed_skip_with_its_reason_passes(tmp_path):
+    res = pytest_in(tmp_path, ci=True, allowlist='test_mod.py::test_skips  # needs a GPU\n')
+    assert res.returncode == 0, res.stdout
+    assert '1 passed, 1 skipped' in res.stdout and '1 entry, 1 used' in res.stdout
+
+
+def test_an_allowed_skip_without_a_reason_is_refused_naming_the_line(tmp_path):
+    res = pytest_in(tmp_path, ci=True, allowlist='# header\ntest_mod.py::test_skips\n')
+    assert res.returncode != 0
+    assert f"{tmp_path / 'allowed.txt'}:2: an allowed skip needs its reason" in res.stdout + res.stderr
+
+
+def test_an_allowed_skip_that_no_longer_skips_fails_the_run(tmp_path):
+    res = pytest_in(tmp_path, ci=True, allowlist='test_mod.py::test_skips  # x\n'
+                                                  'test_mod.py::test_runs  # it used to skip\n')
+    assert res.returncode == 1, res.stdout
+    assert 'STALE ALLOWED SKIP test_mod.py::test_runs' in res.stdout
+
+
+def test_the_allowlist_of_this_repository_is_empty():
+    '''The goal of issue 41; an entry added here must say why in this test too.'''
+    from ci_skips import DEFAULT_ALLOWLIST, read_allowlist
+
+    assert read_allowlist(DEFAULT_ALLOWLIST) == {}
+
+
+def test_ci_run_fails_at_once_without_the_spack_directory(tmp_path):
+    '''.ci/run in a clone with no ../shared/spack beside it: exit 1 naming the path, before
+    anything is installed or run.'''
+    clone = tmp_path / 'clone'
+    (clone / '.ci').mkdir(parents=True)
+    shutil.copy(ROOT / '.ci' / 'run', clone / '.ci' / 'run')
+    (clone / 'ci').mkdir()
+    (clone / 'ci' / 'test.sh').write_text('echo RAN-THE-TESTS\n')
+    res = subprocess.run(['bash', '.ci/run'], cwd=clone, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 1
+    assert f'{tmp_path}/shared/spack is absent' in res.stderr
+    assert 'RAN-THE-TESTS' not in res.stdout
+    # with the directory there, it goes on to the test command, marked as CI
+    (tmp_path / 'shared' / 'spack').mkdir(parents=True)
+    (clone / 'ci' / 'test.sh').write_text('echo "RAN-THE-TESTS ci=$MDXBENCH_CI tar=$MDXBENCH_SPACK_TARBALL"\n')
+    res = subprocess.run(['bash', '.ci/run'], cwd=clone, capture_output=True, text=True, timeout=30,
+                         env={'PATH': os.environ['PATH']})
+    assert res.returncode == 0, res.stderr
+    assert f'RAN-THE-TESTS ci=1 tar={tmp_path}/shared/spack/spack-1.2.0.dev0.tar.gz' in res.stdout
