@@ -12,8 +12,12 @@
 # MDXBENCH_MAIN_CLUSTER_NODES=0 leaves the namespace cluster out (default 8 nodes: four
 # stand-in physical hosts of two nodes each, for the same-host and different-hosts
 # placements, and IOR on 4 nodes each on a host of its own as the paper placed its VMs).
+# MDXBENCH_MAIN_DIR: where the ReFrame reports and logs, the cycles' state and the site go
+# (default the state directory); the perflogs go where MDXBENCH_PERFLOG_DIR says and the
+# records into the index prefix MDXBENCH_ES_INDEX_PREFIX, as for every command.
 source "$(dirname "$0")/lib.sh"
 prepare_local
+OUT=${MDXBENCH_MAIN_DIR:-$MDXBENCH_STATE_DIR}
 
 NODES=${MDXBENCH_MAIN_CLUSTER_NODES:-8}
 # The cases that need two or more nodes, on the namespace cluster: network placements,
@@ -29,7 +33,7 @@ MULTI=('-n' '%placement=(same-host|different-hosts)'
 
 since=$(date +%Y-%m-%dT%H:%M:%S%:z)
 stamp=$(date +%Y%m%dT%H%M%S)
-mkdir -p "$MDXBENCH_STATE_DIR/reports" "$MDXBENCH_STATE_DIR/logs"
+mkdir -p "$OUT/reports" "$OUT/logs"
 
 # run_suite SYSTEM ARGS...: reframe through Slurm, its output and report kept for the summary
 run_suite() {
@@ -37,8 +41,8 @@ run_suite() {
     shift
     set +e
     reframe -c checks/ -r --system "$system" \
-        --report-file "$MDXBENCH_STATE_DIR/reports/main-$stamp-$system.json" "$@" 2>&1 \
-        | tee "$MDXBENCH_STATE_DIR/logs/main-$stamp-$system.out"
+        --report-file "$OUT/reports/main-$stamp-$system.json" "$@" 2>&1 \
+        | tee "$OUT/logs/main-$stamp-$system.out"
     rc=${PIPESTATUS[0]}
     set -e
     return "$rc"
@@ -75,17 +79,17 @@ systems=(local)
 for system in "${systems[@]}"; do
     echo
     echo "== mdxbench cycle --system $system =="
-    mdxbench cycle --system "$system" || cycle_rc=$?
+    mdxbench cycle --system "$system" --state "$OUT/cycle/$system" || cycle_rc=$?
 done
 
 for system in "${systems[@]}"; do
-    report="$MDXBENCH_STATE_DIR/reports/main-$stamp-$system.json"
+    report="$OUT/reports/main-$stamp-$system.json"
     echo
     echo "== mdxbench: the ReFrame session on '$system' =="
-    [[ -f $report ]] && mdxbench session --report "$report" --output "$MDXBENCH_STATE_DIR/logs/main-$stamp-$system.out"
+    [[ -f $report ]] && mdxbench session --report "$report" --output "$OUT/logs/main-$stamp-$system.out"
 done
 
-site="$MDXBENCH_STATE_DIR/cycle"
+site="$OUT/cycle"
 echo
 echo "== the published site: $site/index.html =="
 echo "   serve it:  python3 -m http.server 8000 --bind 127.0.0.1 --directory '$site'   (then http://127.0.0.1:8000/)"

@@ -6,6 +6,8 @@
 # the perflog or this process (see mdxbench/scripts/s3cred.sh).
 # warp deletes everything in the bucket it uses: the bucket is the target's own
 # (default mdxbench-warp), never a bucket with data.
+import os
+
 import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
@@ -14,6 +16,9 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 from mdxbench.jobsteps import background_step, job_port, skip_unless_nodes, spread_over_hosts
 from mdxbench.parsers import warp
 from mdxbench.storage import ObjectTargetTest
+
+#: runs warp again with twice the duration where it had too few samples
+ENOUGH = os.path.join(os.path.dirname(warp.__file__), '..', 'scripts', 'warp-enough.sh')
 
 
 class _Warp(ObjectTargetTest):
@@ -26,6 +31,11 @@ class _Warp(ObjectTargetTest):
     #: objects uploaded before a GET run (the pool it downloads from)
     objects = variable(int, value=2500)
     duration = variable(str, value='1m')
+    #: where warp had too few samples of the operation in ``duration`` (many slow requests
+    #: in a short run), run it again with twice the duration, at most this many times
+    #: (scripts/warp-enough.sh): a shortened run cannot fail for lack of time on a slower
+    #: machine. The durations run are in the perflog (meta durations_s).
+    extend = variable(int, value=3)
     autoterm = variable(typ.Bool, value=False)
     perf_table = {'throughput': ('mibs', 'MiB/s', 'higher'),
                   'objects_rate': ('obj_s', 'obj/s', 'higher')}
@@ -74,9 +84,18 @@ class _Warp(ObjectTargetTest):
         opts += ['--autoterm'] if self.autoterm else []
         return opts
 
+    def enough_samples(self, opts):
+        '''The command: warp through scripts/warp-enough.sh (executable, options).'''
+        return os.path.normpath(ENOUGH), [self.op, str(self.extend), self.bench_path, *opts]
+
     def derive(self, results):
         rep = warp.select(results, self.op)
         results.update(rep)
+        tried = os.path.join(self.stagedir, 'warp-durations.txt')
+        if os.path.exists(tried):
+            with open(tried) as f:
+                self.mdx_extra = dict(self.mdx_extra, durations_s=[
+                    int(v) for v in f.read().split() if v.isdigit()])
         self.mdx_extra = dict(self.mdx_extra, **{
             k: rep[k] for k in ('concurrency', 'clients', 'ran_s', 'requests', 'median_mibs',
                                 'fastest_mibs', 'slowest_mibs', 'reqs_ms', 'ttfb_ms') if k in rep})
@@ -94,8 +113,8 @@ class WarpObjectStorage(_Warp):
     @run_before('run')
     def set_command(self):
         self.num_tasks = 1
-        self.executable = self.bench_path
-        self.executable_opts = self.warp_options(self.concurrency)
+        self.executable, self.executable_opts = self.enough_samples(
+            self.warp_options(self.concurrency))
         self.prerun_cmds += [f'{self.bench_path} --version || true']
 
 
@@ -132,5 +151,5 @@ class WarpMultiClient(_Warp):
                              'client "$(hostname):$0"\' "$port"', 'agents.out',
                              'warp clients', 3),
         ]
-        self.executable = self.bench_path
-        self.executable_opts = self.warp_options(self.concurrency) + ['--warp-client=$agents']
+        self.executable, self.executable_opts = self.enough_samples(
+            self.warp_options(self.concurrency) + ['--warp-client=$agents'])
