@@ -63,6 +63,54 @@ def es(services):
     client.options(ignore_status=404).indices.delete_index_template(name=prefix)
 
 
+# --- the main job, once per session ----------------------------------------------------
+#: the main job's `local` run shortened for CI (its extra arguments go to reframe): every
+#: check, short runs
+MAIN_SHORT = ['-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
+              '-S', 'LikwidCacheSweep.repeats=3', '-S', 'FftwMpi2d.points=2048',
+              '-S', 'scale_factor=0.05']
+
+
+def main_job_run(out, env, *reframe_args, timeout=2700):
+    '''``bash ci/main.sh`` itself -- install (nothing new), services, the suite on `local`
+    through Slurm, ingest, the summary, one cycle, the session summary -- on the namespace
+    cluster's side left out (MDXBENCH_MAIN_CLUSTER_NODES=0: test_cluster and
+    test_fleet_acceptance run those cases), writing under ``out``. Returns (result, the
+    ReFrame report of `local`).'''
+    import json
+
+    res = run(['bash', 'ci/main.sh', '--prefix', str(out / 'rfm'), '--nocolor', *reframe_args],
+              env={'MDXBENCH_MAIN_DIR': str(out / 'main'), 'MDXBENCH_MAIN_CLUSTER_NODES': '0',
+                   **env}, timeout=timeout)
+    reports = sorted((out / 'main' / 'reports').glob('main-*-local.json'))
+    report = json.loads(reports[-1].read_text()) if reports else None
+    return res, report
+
+
+@pytest.fixture(scope='session')
+def main_job(services, tmp_path_factory):
+    '''The main job (ci/main.sh, its `local` side, short runs) once per session, into its
+    own perflog directory, Elasticsearch index prefix and site: what test_end_to_end
+    checks case by case and test_main_site runs a second time and publishes.'''
+    from elasticsearch import Elasticsearch
+
+    tmp = tmp_path_factory.mktemp('main-job')
+    prefix = f'mdxbench-test-main-{uuid.uuid4().hex[:8]}'
+    env = {'MDXBENCH_PERFLOG_DIR': str(tmp / 'perflogs'), 'MDXBENCH_ES_INDEX_PREFIX': prefix,
+           'MDXBENCH_EVENTS': str(tmp / 'events.jsonl')}
+    res, report = main_job_run(tmp, env, *MAIN_SHORT,
+                               # warp needs enough samples of 10 MiB PUTs (after the generic
+                               # duration: the last -S of a variable wins)
+                               '-S', 'WarpObjectStorage.duration=15s',
+                               '-S', 'WarpMultiClient.duration=15s')
+    yield {'res': res, 'report': report, 'tmp': tmp, 'env': env, 'prefix': prefix}
+    client = Elasticsearch(services['es_url'], request_timeout=30)
+    names = list(client.indices.get(index=f'{prefix}-*', allow_no_indices=True))
+    if names:
+        client.indices.delete(index=','.join(names))
+    client.options(ignore_status=404).indices.delete_index_template(name=prefix)
+
+
 def count(es):
     es['client'].indices.refresh(index=f"{es['prefix']}-*", allow_no_indices=True)
     return es['client'].count(index=f"{es['prefix']}-*", allow_no_indices=True)['count']

@@ -52,24 +52,36 @@ def installed(cls):
 
 
 @pytest.fixture(scope='module')
-def suite_run(services, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('suite')
-    env = {'MDXBENCH_PERFLOG_DIR': str(tmp / 'perflogs'),
-           'RFM_CONFIG_FILES': str(ROOT / 'site-configs' / 'settings.py')}
-    report = tmp / 'report.json'
-    res = run([str(VENV_BIN / 'reframe'), '-c', 'checks/', '-r', '--system', 'local',
-               '--prefix', str(tmp / 'rfm'), '--report-file', str(report),
-               '--nocolor', '-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
-               '-S', 'LikwidCacheSweep.repeats=3', '-S', 'FftwMpi2d.points=2048',
-               '-S', 'scale_factor=0.05',
-               # warp needs enough samples of 10 MiB PUTs (after the generic duration: the
-               # last -S of a variable wins)
-               '-S', 'WarpObjectStorage.duration=15s', '-S', 'WarpMultiClient.duration=15s'],
-              env=env, timeout=2400)
-    report = json.loads(report.read_text())
+def suite_run(main_job):
+    """The whole suite on `local` as the main job runs it (conftest.main_job: ci/main.sh
+    itself, short runs): its output, report and perflogs."""
+    res, report = main_job['res'], main_job['report']
+    assert report is not None, res.stdout[-6000:] + res.stderr[-3000:]
     cases = [tc for r in report['runs'] for tc in r['testcases']]
-    return {'res': res, 'tmp': tmp, 'report': report, 'cases': cases,
+    return {'res': res, 'tmp': main_job['tmp'], 'report': report, 'cases': cases,
             'passed': {tc['name'].split()[0] for tc in cases if tc['result'] == 'pass'}}
+
+
+def test_the_main_job_stores_every_record_once_and_says_so(suite_run):
+    """ci/main.sh's own summary: every record stored in Elasticsearch (its
+    --expect-equal), one cycle that opened nothing, each session's cases by result with
+    the skips grouped by reason."""
+    out = suite_run['res'].stdout
+    nrec = sum(len(perflog.parse_line(ln)) for f in (suite_run['tmp'] / 'perflogs').rglob('*.log')
+               for ln in f.read_text().splitlines()[1:])
+    assert re.search(rf'records {nrec}, sent {nrec}, created {nrec}, present 0', out), out[-6000:]
+    assert re.search(r'mdxbench cycle: \d+ records', out), out[-4000:]
+    report = suite_run['report']
+    cases = suite_run['cases']
+    want = {}
+    for tc in cases:
+        want[tc['result']] = want.get(tc['result'], 0) + 1
+    line = re.search(r'^cases: (\d+) \((.*)\)$', out, re.M)
+    assert line and int(line.group(1)) == len(cases), out[-4000:]
+    said = {r: int(n) for n, r in (x.split() for x in line.group(2).split(', '))}
+    assert said == want, (said, want)
+    assert 'skipped, by reason:' in out and 'minutes per area' in out
+    assert (suite_run['tmp'] / 'main' / 'cycle' / 'local' / 'site' / 'index.html').is_file()
 
 
 def slurm_nodes(partition='debug'):
