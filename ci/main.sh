@@ -68,6 +68,15 @@ ingest_rc=0
 mdxbench ingest || ingest_rc=$?
 echo
 echo "== mdxbench: results of this run (since $since) =="
+# first: which Spack built the benchmarks, or that none did and what that cost
+if spack_is=$(bash ci/spack.sh status 2>/dev/null); then
+    echo "Spack: ${spack_is#spack: }"
+else
+    nospack=$(grep -E '^\[ +SKIP +\].* is not installed on ' "$OUT/logs/main-$stamp-"*.out 2>/dev/null \
+        | grep -vc "Intel's download" || true)
+    echo "Spack: none: ${nospack:-0} case(s) skipped for want of its builds (IOR, OSU, BabelStream, STREAM, ...);" \
+        "name its archives (MDXBENCH_SPACK_TARBALL, MDXBENCH_SPACK_PACKAGES_TARBALL, MDXBENCH_SPACK_MIRROR) or put a spack on PATH (docs/spack.md)"
+fi
 summary_rc=0
 mdxbench summary --since "$since" --expect-equal --require-records || summary_rc=$?
 

@@ -13,7 +13,12 @@
 #     Python with PyPI's clingo (extra `spack` of pyproject.toml), bootstrapping off, with
 #     its configuration, caches, build stage and install tree under the state directory
 #     (SPACK_DISABLE_LOCAL_CONFIG: never ~/.spack nor /etc/spack);
-#   - neither: no Spack; the checks that need its builds skip, saying so.
+#   - neither: where the network allows (MDXBENCH_SPACK_FETCH, default 1), the pinned Spack
+#     and builtin repository of spack/pins.env are fetched with git, verified by their
+#     trees' hashes, archived with `git archive` and set up as from archives above (a
+#     newcomer's main job gets Spack by itself); where the fetch fails, no Spack: the
+#     checks that need its builds skip, saying so, and the main job's summary says
+#     "Spack: none" first.
 # Sources:
 #   MDXBENCH_SPACK_MIRROR     a Spack source mirror (directory or URL) to fetch from, first;
 #                             with our own Spack it is the only one unless
@@ -144,6 +149,56 @@ EOF
     log "Spack: $("$WRAPPER" --version) in $SPACK_HOME/spack (builtin repository $(basename "$pkgs"))"
 }
 
+# pin NAME: the value of NAME in spack/pins.env, or of MDXBENCH_NAME where that is set
+pin() {
+    local var="MDXBENCH_$1"
+    if [[ -n ${!var:-} ]]; then echo "${!var}"; return; fi
+    (set +u; source "$MDXBENCH_ROOT/spack/pins.env"; echo "${!1}")
+}
+
+# fetch_one NAME GIT COMMIT TREES: a git checkout of COMMIT verified by TREES ("path=hash
+# ..."), archived as $SPACK_HOME/fetched/NAME.tar.gz (the paths of TREES and the files at
+# the top, under NAME/). Fails, saying why, on any difference.
+fetch_one() {
+    local name=$1 url=$2 commit=$3 trees=$4 dir=$SPACK_HOME/fetched/$1.git glog full
+    local paths=() pt path want got
+    glog=$MDXBENCH_STATE_DIR/logs/spack-fetch-$name.log
+    if [[ ! -d $dir ]]; then
+        log "Spack: fetching $name from $url (commit $commit)"
+        timeout "${MDXBENCH_SPACK_FETCH_TIMEOUT:-900}" git clone --quiet --filter=blob:none \
+            --no-checkout "$url" "$dir.tmp" >"$glog" 2>&1 \
+            || { rm -rf "$dir.tmp"; log_tail "$glog" 10; log "Spack: could not fetch $url"; return 1; }
+        mv "$dir.tmp" "$dir"
+    fi
+    git -C "$dir" -c advice.detachedHead=false checkout --quiet --detach "$commit" >>"$glog" 2>&1 \
+        || { log_tail "$glog" 10; log "Spack: $url has no commit $commit"; return 1; }
+    full=$(git -C "$dir" rev-parse HEAD)
+    [[ $full == "$commit"* ]] || { log "Spack: $url: $commit is $full"; return 1; }
+    for pt in $trees; do
+        path=${pt%%=*} want=${pt#*=}
+        got=$(git -C "$dir" rev-parse "HEAD:$path" 2>/dev/null) || got=none
+        [[ $got == "$want" ]] || { log "Spack: $name at $full: the tree of $path is $got, the pin (spack/pins.env) says $want: refused"; return 1; }
+        paths+=("$path")
+    done
+    paths+=($(git -C "$dir" ls-tree --name-only HEAD | while read -r f; do
+        [[ $(git -C "$dir" cat-file -t "HEAD:$f") == blob ]] && echo "$f"; done))
+    git -C "$dir" archive --format=tar --prefix="$name/" HEAD -- "${paths[@]}" | gzip -n \
+        >"$SPACK_HOME/fetched/$name.tar.gz" || { log "Spack: git archive of $name failed"; return 1; }
+    log "Spack: $name at $full verified ($trees) and archived"
+}
+
+# fetch_pinned: Spack and its builtin repository from spack/pins.env, as archives
+fetch_pinned() {
+    mkdir -p "$SPACK_HOME/fetched"
+    fetch_one spack "$(pin SPACK_GIT)" "$(pin SPACK_COMMIT)" "$(pin SPACK_TREES)" || return 1
+    fetch_one spack-packages "$(pin SPACK_PACKAGES_GIT)" "$(pin SPACK_PACKAGES_COMMIT)" \
+        "$(pin SPACK_PACKAGES_TREES)" || return 1
+    MDXBENCH_SPACK_TARBALL=$SPACK_HOME/fetched/spack.tar.gz
+    MDXBENCH_SPACK_PACKAGES_TARBALL=$SPACK_HOME/fetched/spack-packages.tar.gz
+    # a machine that reaches Spack's repositories fetches the benchmarks' sources too
+    MDXBENCH_SPACK_NETWORK=${MDXBENCH_SPACK_NETWORK:-1}
+}
+
 setup() {
     local s
     mkdir -p "$MDXBENCH_STATE_DIR/logs" "$SPACK_HOME"
@@ -154,10 +209,14 @@ setup() {
     elif [[ -n ${MDXBENCH_SPACK_TARBALL:-} ]]; then
         setup_own
         echo own >"$SPACK_HOME/mode"
+    elif [[ ${MDXBENCH_SPACK_FETCH:-1} == 1 ]] && fetch_pinned; then
+        setup_own
+        echo own >"$SPACK_HOME/mode"
+        echo fetched >"$SPACK_HOME/origin"
     else
         echo none >"$SPACK_HOME/mode"
         rm -f "$MDXBENCH_VENV/bin/spack"
-        log "Spack: none (no spack on PATH, MDXBENCH_SPACK_TARBALL unset): the checks that need its builds (IOR, OSU, BabelStream, STREAM) skip on local"
+        log "Spack: none (no spack on PATH, MDXBENCH_SPACK_TARBALL unset, $( [[ ${MDXBENCH_SPACK_FETCH:-1} == 1 ]] && echo 'the pinned Spack could not be fetched' || echo 'MDXBENCH_SPACK_FETCH=0')): the checks that need its builds (IOR, OSU, BabelStream, STREAM) skip on local"
     fi
 }
 

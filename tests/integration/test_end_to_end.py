@@ -71,6 +71,9 @@ def test_the_main_job_stores_every_record_once_and_says_so(suite_run):
                for ln in f.read_text().splitlines()[1:])
     assert re.search(rf'records {nrec}, sent {nrec}, created {nrec}, present 0', out), out[-6000:]
     assert re.search(r'mdxbench cycle: \d+ records', out), out[-4000:]
+    # the results start with the Spack that built the benchmarks (CI: ours, from the archives)
+    results = out[out.index('== mdxbench: results of this run'):]
+    assert re.match(r'.*\n+Spack: \S+/spack/bin/spack \(own\): 1\.2\.0\.dev0', results), results[:500]
     report = suite_run['report']
     cases = suite_run['cases']
     want = {}

@@ -129,3 +129,84 @@ def test_an_archive_no_package_of_ours_pins_is_not_added_to_the_mirror(tmp_path)
     assert res.returncode != 0
     assert f'{other} (sha256 ' in res.stderr and 'is pinned by no package of spack/repo' in res.stderr
     assert not list((tmp_path / 'state').rglob('_source-cache'))
+
+
+def _git_repo(tarball, where):
+    """A git repository of one commit holding what ``tarball`` holds: a stand-in for the
+    upstream repository at the pinned commit."""
+    where.mkdir(parents=True)
+    subprocess.run(['tar', '-xzf', str(tarball), '-C', str(where), '--strip-components=1'],
+                   check=True)
+    git = ['git', '-C', str(where), '-c', 'user.name=t', '-c', 'user.email=t@t']
+    subprocess.run(git + ['init', '-q'], check=True)
+    subprocess.run(git + ['add', '-A', '-f'], check=True)
+    subprocess.run(git + ['commit', '-q', '-m', 'pinned'], check=True)
+    return subprocess.run(git + ['rev-parse', 'HEAD'], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _venv_without_spack(tmp_path):
+    """A venv that is the project's (its Python and packages, clingo among them) but
+    whose bin/ is its own: ci/spack.sh links its wrapper there."""
+    real = pathlib.Path(sys.executable).parent.parent
+    venv = tmp_path / 'venv'
+    (venv / 'bin').mkdir(parents=True)
+    shutil.copy(real / 'pyvenv.cfg', venv / 'pyvenv.cfg')
+    (venv / 'lib').symlink_to(real / 'lib')
+    (venv / 'bin' / 'python').symlink_to(pathlib.Path(sys.executable).resolve())
+    return venv
+
+
+def test_a_newcomer_without_spack_gets_the_pinned_one_and_an_altered_one_is_refused(tmp_path):
+    """Issue 41: no spack on PATH, no archives named: ci/spack.sh fetches Spack and its
+    builtin repository with git from the pins of spack/pins.env, verifies the trees it
+    uses, and sets them up as from archives. The remotes are local file:// repositories
+    made from ../shared/spack's archives (never the internet), at the pinned trees; one
+    file changed in the package repository's remote is refused, naming the path, and leaves
+    no Spack."""
+    tar = os.environ.get('MDXBENCH_SPACK_TARBALL')
+    pkgs = os.environ.get('MDXBENCH_SPACK_PACKAGES_TARBALL')
+    if not (tar and pkgs):
+        pytest.skip('no Spack archives named (MDXBENCH_SPACK_TARBALL, _PACKAGES_TARBALL) '
+                    'to make the remotes from')
+    core = _git_repo(tar, tmp_path / 'remote' / 'spack')
+    builtin = _git_repo(pkgs, tmp_path / 'remote' / 'spack-packages')
+    venv = _venv_without_spack(tmp_path)
+    env = {'PATH': '/usr/sbin:/usr/bin:/sbin:/bin', 'HOME': str(tmp_path),
+           'MDXBENCH_STATE_DIR': str(tmp_path / 'state'), 'MDXBENCH_VENV': str(venv),
+           'MDXBENCH_SPACK_GIT': f"file://{tmp_path / 'remote' / 'spack'}",
+           'MDXBENCH_SPACK_COMMIT': core,
+           'MDXBENCH_SPACK_PACKAGES_GIT': f"file://{tmp_path / 'remote' / 'spack-packages'}",
+           'MDXBENCH_SPACK_PACKAGES_COMMIT': builtin}
+    res = subprocess.run(['bash', 'ci/spack.sh', 'setup'], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert f'Spack: spack at {core} verified (bin=' in res.stderr, res.stderr[-3000:]
+    assert f'Spack: spack-packages at {builtin} verified (repos=' in res.stderr
+    state = tmp_path / 'state' / 'spack'
+    assert (state / 'mode').read_text().strip() == 'own'
+    assert (state / 'origin').read_text().strip() == 'fetched'
+    ver = subprocess.run([str(state / 'bin' / 'spack'), '--version'], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert ver.stdout.startswith('1.2.0.dev0'), ver.stdout + ver.stderr
+    st = subprocess.run(['bash', 'ci/spack.sh', 'status'], cwd=ROOT, env=env,
+                        capture_output=True, text=True, timeout=120)
+    assert st.returncode == 0 and '(own): 1.2.0.dev0' in st.stdout, st.stdout + st.stderr
+
+    # one file of the builtin repository changed upstream: its tree differs from the pin
+    changed = tmp_path / 'remote' / 'spack-packages' / 'repos' / 'spack_repo' / 'builtin' / \
+        'packages' / 'stream' / 'package.py'
+    changed.write_text(changed.read_text() + '\n# altered\n')
+    git = ['git', '-C', str(tmp_path / 'remote' / 'spack-packages'), '-c', 'user.name=t',
+           '-c', 'user.email=t@t']
+    subprocess.run(git + ['commit', '-q', '-am', 'altered'], check=True)
+    altered = subprocess.run(git + ['rev-parse', 'HEAD'], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    env2 = dict(env, MDXBENCH_STATE_DIR=str(tmp_path / 'state2'),
+                MDXBENCH_SPACK_PACKAGES_COMMIT=altered)
+    res = subprocess.run(['bash', 'ci/spack.sh', 'setup'], cwd=ROOT, env=env2,
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-3000:]          # no Spack is no failure ...
+    assert 'the tree of repos is ' in res.stderr and 'refused' in res.stderr, res.stderr[-3000:]
+    assert (tmp_path / 'state2' / 'spack' / 'mode').read_text().strip() == 'none'
+    assert 'the pinned Spack could not be fetched' in res.stderr
