@@ -53,7 +53,9 @@ SlurmdLogFile=$LOGS/slurmd.%n.log
 AccountingStorageType=accounting_storage/none
 SlurmdTimeout=60
 KillWait=10
-MinJobAge=300
+# without accounting, scontrol is the only witness of a finished job: keep it an hour (the
+# main job's suite on local runs longer than the default 300 s)
+MinJobAge=3600
 # scrontab (mdxbench schedule): recurring cycles under the operator's account
 ScronParameters=enable
 CONF

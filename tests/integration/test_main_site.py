@@ -145,7 +145,8 @@ SECOND = ['-n', 'HpccStream', '-n', 'StreamOmp', '-n', 'NetperfTcpRR']
 @pytest.fixture(scope='module')
 def main_twice(main_job):
     '''ci/main.sh a second time on a few checks, into the first run's history and site.'''
-    res, report = main_job_run(main_job['tmp'], main_job['env'], *MAIN_SHORT, *SECOND)
+    res, report = main_job_run(main_job['tmp'], main_job['env'], *MAIN_SHORT, *SECOND,
+                               stage='rfm-second')
     return main_job, res, report
 
 

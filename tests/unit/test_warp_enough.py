@@ -50,7 +50,7 @@ def test_too_few_samples_doubles_the_duration_until_warp_has_enough(tmp_path):
 def test_minutes_are_read_as_seconds(tmp_path):
     exe = fake_warp(tmp_path, 'warp-1.0.0-put-1s-json.out', 'warp-1.0.0-put-8s-json.out',
                     enough_from=100)
-    res = run(tmp_path, 'put', 1, exe, '1m')
+    run(tmp_path, 'put', 1, exe, '1m')
     assert (tmp_path / 'calls').read_text().split() == ['60', '120']
     assert (tmp_path / 'warp-durations.txt').read_text().split() == ['60', '120']
 
