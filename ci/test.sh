@@ -4,4 +4,4 @@
 # Extra arguments go to pytest, e.g.  ci/test.sh -m 'not integration'
 source "$(dirname "$0")/lib.sh"
 prepare_local
-python -m pytest -ra "$@"
+python -m pytest -ra --durations=30 "$@"
