@@ -10,7 +10,9 @@
 #     Spack exists; without one the checks that need its builds skip, saying so
 #   - MinIO (an S3 server) and warp (the paper's S3 benchmark), Go modules built with the
 #     machine's Go toolchain through the Go module proxy, versions pinned (install_go_tools;
-#     skipped, saying so, where no Go toolchain new enough exists)
+#     skipped, saying so, where no Go toolchain new enough exists, or with
+#     MDXBENCH_GO_TOOLS=0 on a site without an S3 target; Go's caches are per machine:
+#     MDXBENCH_GO_CACHE, default /var/cache/mdxbench/go as root)
 # Usage: ci/install.sh [--no-apt] [--no-es]     (a site's login node: ci/site-install.sh)
 source "$(dirname "$0")/lib.sh"
 
@@ -212,6 +214,10 @@ install_go_tools() {
     if [[ -x $MDXBENCH_VENV/bin/minio && -x $MDXBENCH_VENV/bin/warp ]] &&
         [[ $(cat "$tools/pins" 2>/dev/null) == "$MINIO_VERSION $WARP_VERSION $WARP_SUM" ]]; then
         log "MinIO $MINIO_VERSION and warp $WARP_VERSION present"
+        return
+    fi
+    if [[ ${MDXBENCH_GO_TOOLS:-1} == 0 ]]; then
+        log "MinIO and warp: not built (MDXBENCH_GO_TOOLS=0); the warp checks skip on local"
         return
     fi
     if ! go=$(find_go); then

@@ -88,7 +88,12 @@ systems=(local)
 for system in "${systems[@]}"; do
     echo
     echo "== mdxbench cycle --system $system =="
-    mdxbench cycle --system "$system" --state "$OUT/cycle/$system" || cycle_rc=$?
+    # the cycles' default layout (<state>/cycle/<system>, the systems' index above them)
+    # under $OUT: the state directory is $OUT for the cycle alone, the perflogs and events
+    # stay where they are
+    MDXBENCH_STATE_DIR="$OUT" MDXBENCH_PERFLOG_DIR="${MDXBENCH_PERFLOG_DIR:-$MDXBENCH_STATE_DIR/perflogs}" \
+        MDXBENCH_EVENTS="${MDXBENCH_EVENTS:-$MDXBENCH_STATE_DIR/events.jsonl}" \
+        mdxbench cycle --system "$system" || cycle_rc=$?
 done
 
 for system in "${systems[@]}"; do

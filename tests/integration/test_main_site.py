@@ -138,8 +138,8 @@ def assert_site(base, expected_by_system, tmp_path):
 
 
 # --- today's main job ------------------------------------------------------------------
-#: the second main job: a few checks, enough for series with two runs
-SECOND = ['-n', 'HpccStream', '-n', 'StreamOmp', '-n', 'NetperfTcpRR']
+#: the second main job: a few short checks, enough for series with two runs
+SECOND = ['-n', 'StreamOmp', '-n', 'NetperfTcpRR', '-n', 'SockperfPingPong']
 
 
 @pytest.fixture(scope='module')
@@ -161,7 +161,7 @@ def test_the_main_jobs_second_run_adds_to_the_history_and_opens_no_incident(main
     assert first['res'].returncode == 0, first['res'].stdout[-5000:]
     assert res.returncode == 0, res.stdout[-5000:] + res.stderr[-3000:]
     assert report and {tc['name'].split()[0] for r in report['runs'] for tc in r['testcases']
-                       if tc['result'] == 'pass'} >= {'HpccStream', 'StreamOmp', 'NetperfTcpRR'}
+                       if tc['result'] == 'pass'} >= {'StreamOmp', 'NetperfTcpRR', 'SockperfPingPong'}
     assert _cycle_records(res.stdout) > _cycle_records(first['res'].stdout) > 0
     incidents = first['tmp'] / 'main' / 'cycle' / 'local' / 'incidents.json'
     assert not incidents.exists() or json.loads(incidents.read_text())['incidents'] == {}
