@@ -36,6 +36,10 @@ def add_arguments(p):
     p.add_argument('--split', action='store_true', help='split each new incident whose '
                    'benchmark binary changed with it: the previous build installed again by '
                    'Spack and run beside the new one through Slurm (mdxbench incident split)')
+    p.add_argument('--split-max-rounds', type=int, metavar='N',
+                   help='with --split: rounds (one run of each build) at most per check '
+                   '(default: the split\'s, as mdxbench incident split --max-rounds); a split '
+                   'stops sooner where the series\' noise allows')
     p.add_argument('--state', help='state directory of the cycles (default: '
                    '<state>/cycle/<system>)')
     p.add_argument('--site', help='directory of the published site (default: '
@@ -56,7 +60,7 @@ def run(args):
         notify_timeout=args.notify_timeout, site=args.site, state=args.state,
         window_days=args.window_days, ingest=not args.no_ingest,
         retry_seconds=args.retry_seconds, mde_budget=args.mde_budget, split=args.split,
-        full=args.full))
+        split_max_rounds=args.split_max_rounds, full=args.full))
     print(text.incident_table(res.incidents))
     print(f'\nmdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
           f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '

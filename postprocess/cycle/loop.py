@@ -63,6 +63,9 @@ class Options:
     mde_budget: float = 30.0
     #: split each new incident whose binary changed with it (``mdxbench incident split``)
     split: bool = False
+    #: rounds (one run of each build) at most per check of a split (None: the split's own
+    #: bound, ``verdict.MAX_ROUNDS``): what bounds a cycle's time splitting
+    split_max_rounds: int = None
     #: route and detect the whole history again (the kept scan copy rebuilt)
     full: bool = False
 
@@ -200,7 +203,9 @@ def run(opts, log=print):
     for ident in todo:
         r = split_run.split_incident(opts.system, root, ident,
                                      opts.perflogs or [records.default_perflog_dir()], log=log,
-                                     min_effect=changes.MIN_EFFECT)
+                                     min_effect=changes.MIN_EFFECT,
+                                     **({'max_rounds': opts.split_max_rounds}
+                                        if opts.split_max_rounds else {}))
         res.splits[ident] = r['verdict']
         log(f'mdxbench cycle: incident {ident}: ' + split_run.summary_text(r))
     if todo:

@@ -326,11 +326,20 @@ def build_config(site_dir, selected=None, env=None):
             f'known systems: {", ".join(names)}'
         )
 
-    systems = []
+    systems, system_general = [], []
     for f in files:
         raw = load_yaml(f)
         sysdef = expand(raw, file=f, env=env, strict=(f.stem == selected))
         slurm_conf = sysdef.pop('slurm_conf', None)
+        # `general:` in a system's file: ReFrame's general options for that system only
+        # (ReFrame resolves each option of the unnamed `general` objects by system, the
+        # system's own value first), e.g. how often to poll a scheduler
+        general = sysdef.pop('general', None)
+        if general is not None:
+            if not isinstance(general, dict):
+                raise SiteConfigError(f'{f}: general: expected a mapping of ReFrame general '
+                                      f'options, got {type(general).__name__}')
+            system_general.append(dict(general, target_systems=[sysdef.get('name', f.stem)]))
         if slurm_conf and f.stem == selected:
             # ReFrame runs sbatch/squeue/sacct with its own environment
             os.environ['SLURM_CONF'] = slurm_conf
@@ -364,6 +373,7 @@ def build_config(site_dir, selected=None, env=None):
     # `local` (whose hostnames match anything by default) goes last.
     systems.sort(key=lambda s: (s['name'] == 'local', s['name']))
     config = {k: v for k, v in common.items() if k != 'perflog'}
+    config['general'] = list(common.get('general', [])) + system_general
     config['environments'] = list(common.get('environments', [])) + spack_environs
     config['systems'] = systems
     plog = common.get('perflog', {})

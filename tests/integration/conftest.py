@@ -67,7 +67,10 @@ def es(services):
 #: the main job's `local` run shortened for CI (its extra arguments go to reframe): every
 #: check, short runs
 MAIN_SHORT = ['-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
-              '-S', 'LikwidCacheSweep.repeats=3', '-S', 'FftwMpi2d.points=2048',
+              # one run per point of the cache sweep (local's own sizing: 3), 20 iterations
+              # of BabelStream (the paper's 100: 84 s here), HPL at N = 3000 (6000: 45 s)
+              '-S', 'LikwidCacheSweep.repeats=1', '-S', 'BabelStreamOmp.num_times=20',
+              '-S', 'HpccHpl.problem_size=3000', '-S', 'FftwMpi2d.points=2048',
               '-S', 'scale_factor=0.05',
               # HPCC's arrays 1x the last-level cache, not 4x: hpcc runs every kernel at the
               # N that STREAM needs, and this machine's 300 MiB L3 made that N = 21,888

@@ -67,7 +67,7 @@ def test_a_healthy_fleet_passes(cluster8, tmp_path):
 
 def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path):
     slow, netslow, ioslow, drained = 'mdxnode3', 'mdxnode5', 'mdxnode6', 'mdxnode7'
-    assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '30']).returncode == 0
+    assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '50']).returncode == 0
     assert run(['bash', 'ci/cluster.sh', 'degrade', netslow, 'net', '50mbit']).returncode == 0
     assert run(['bash', 'ci/cluster.sh', 'degrade', ioslow, 'io', '20M']).returncode == 0
     res = slurm('scontrol', 'update', f'nodename={drained}', 'state=drain', 'reason=test')
@@ -110,19 +110,29 @@ def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path)
     assert 'FioTarget %target=node_local %workload=seqwrite' in data['drain'][2]
 
 
+#: the suspects' test's minimum effect: a suspect is this much below the nodes' median
+EFFECT = 0.4
+
+
 def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_path):
     """Issue 30: with the outlier rules out of the way (--z 100, --gross 0.95), every node
-    at least 20% below the nodes' median is a suspect, measured again beside a healthy node
-    near the median until the sequential test decides. mdxnode3 runs under a CPU quota
-    throughout (its HPL about half): confirmed, and drained. mdxnode6 is slowed only while
-    its first job runs (a healthy node that came out low): cleared. Nobody else fails."""
+    at least EFFECT below the nodes' median is a suspect, measured again beside a healthy node
+    near the median until the sequential test decides. mdxnode3 runs under a CPU quota of half
+    a core throughout (its HPL about a quarter): confirmed, and drained. mdxnode6 is slowed
+    the same way only while its first job runs (a healthy node that came out low): cleared.
+    Nobody else fails.
+
+    EFFECT is 40%, not the 20% of the fleet tests above: CI's 1-s HPL runs spread 15% from
+    run to run (sd of one run; 21% for a pair), and against 20% the sequential test needed
+    more pairs than the 12 extra jobs allow to clear the healthy node (seen in CI: 5 pairs,
+    still undecided). Against 40% one to three pairs decide either way."""
     import threading
     import time
 
     slow, blip = 'mdxnode3', 'mdxnode6'
     out_dir = tmp_path / 'suspects'
-    assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '100']).returncode == 0
-    assert run(['bash', 'ci/cluster.sh', 'degrade', blip, 'cpu', '100']).returncode == 0
+    assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '50']).returncode == 0
+    assert run(['bash', 'ci/cluster.sh', 'degrade', blip, 'cpu', '50']).returncode == 0
     done = threading.Event()
 
     def restore_blip_after_its_first_job():
@@ -135,7 +145,7 @@ def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_pat
     t.start()
     try:
         res = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes',
-                       '--max-jobs', '1', '--min-effect', '0.2', '--z', '100', '--gross', '0.95',
+                       '--max-jobs', '1', '--min-effect', str(EFFECT), '--z', '100', '--gross', '0.95',
                        '--max-extra-jobs', '12', '--out', str(out_dir),
                        '--json', str(tmp_path / 'suspects.json'), '--',
                        '-n', 'HpccHpl', '-S', 'HpccHpl.problem_size=3000',
@@ -155,7 +165,7 @@ def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_pat
     # (HPL's percentage of the nominal peak is the same run: a suspect on it too)
     case = next(c for c in s['suspect'] if c['key'] == 'HpccHpl gflops')
     assert case['why'] == 'fleet', why
-    assert case['state'] == 'confirmed' and case['deficit'] >= 0.2, why
+    assert case['state'] == 'confirmed' and case['deficit'] >= EFFECT, why
     # the deficit and its interval, computed again from the paired runs the verdict lists
     # (HPL: higher is better, x = ln(node / buddy) - baseline) and the pair's noise, with
     # scipy's normal interval of a mean of known sigma
@@ -165,14 +175,14 @@ def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_pat
     assert case['deficit'] == pytest.approx(1 - np.exp(x.mean()), abs=1e-9), why
     assert case['interval'] == pytest.approx([1 - np.exp(hi), 1 - np.exp(lo)], abs=1e-9), why
     assert len(case['runs']) == len(case['buddy_runs']) >= 1, why
-    assert any(r.startswith('HpccHpl gflops=') and 'deficit of 20% or more confirmed' in r
+    assert any(r.startswith('HpccHpl gflops=') and 'deficit of 40% or more confirmed' in r
                for r in s['reasons']), why
     # the node slowed only in its first job: a suspect, cleared by its runs after
     b = verdicts[blip]
     assert b['verdict'] == 'pass', why
     case = next(c for c in b['suspect'] if c['key'] == 'HpccHpl gflops')
-    assert case['state'] == 'excluded' and case['deficit'] < 0.2, why
-    assert b['why'].startswith('pass: ') and 'deficit of 20% excluded' in b['why'], why
+    assert case['state'] == 'excluded' and case['deficit'] < EFFECT, why
+    assert b['why'].startswith('pass: ') and 'deficit of 40% excluded' in b['why'], why
     # the buddy is a healthy node; nobody else fails; only the slow node is drained
     assert case['buddy'] not in (slow, blip) and verdicts[case['buddy']]['verdict'] == 'pass'
     assert [v['node'] for v in data['nodes'] if v['verdict'] == 'fail'] == [slow], why

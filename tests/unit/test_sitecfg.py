@@ -129,6 +129,28 @@ def test_reframe_accepts_each_system(system):
     assert f'"{system}"' in res.stdout
 
 
+@pytest.mark.parametrize('system, rate', [('local', '1'), ('nscluster', '1'),
+                                          ('mdx2', '0.1'), ('laurel', '0.1')])
+def test_a_systems_own_general_options_apply_to_it_alone(system, rate):
+    """`general:` in a system's file (local and nscluster: poll at least once a second)
+    reaches ReFrame for that system; the others keep ReFrame's default (0.1 Hz), and the
+    common options still apply to all."""
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct', 'MDXBENCH_LAUREL_MODULES_SYSTEM': 'nomod'}
+    res = _reframe('--system', system, '--show-config=general/0/poll_rate_min', env_extra=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.strip().splitlines()[-1] == rate, res.stdout
+    res = _reframe('--system', system, '--show-config=general/0/check_search_recursive',
+                   env_extra=env)
+    assert res.stdout.strip().splitlines()[-1] == 'true', res.stdout
+
+
+def test_a_systems_general_must_be_a_mapping(tmp_path):
+    site = _broken_site(tmp_path, 'name: x\ngeneral: [poll_rate_min]\npartitions:\n'
+                        '  - {name: a, scheduler: local, launcher: local, environs: [native]}\n')
+    with pytest.raises(sitecfg.SiteConfigError, match='x.yaml: general: expected a mapping'):
+        sitecfg.build_config(site, env={})
+
+
 def test_reframe_reports_unknown_system_without_traceback():
     res = _reframe('--system', 'nosuch', '-c', 'checks', '-l')
     assert res.returncode != 0
