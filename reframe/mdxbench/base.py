@@ -203,8 +203,16 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         )
         return found
 
+    def not_here(self):
+        '''Why the check cannot run on the current partition, by what the partition
+        declares (its site configuration), or None: asked before the binary is looked for,
+        so the skip names the reason that matters (no GPU, not "nvidia-smi not found").'''
+        return None
+
     @run_after('setup')
     def locate_binary(self):
+        why = self.not_here()
+        self.skip_if(why is not None, why or '')
         if self.bench_binary:       # empty: the benchmark is the program the test builds
             self.bench_path = self.find_or_skip(self.bench_binary, self.bench_name)
 
@@ -279,8 +287,10 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
                     f'{type(self).__name__}.perf_table[{name!r}] = {entry!r}: expected '
                     f'(key, unit, better) with better one of {", ".join(BETTER)}')
 
-    @run_after('setup')
+    @run_after('setup', always_last=True)
     def build_perf_variables(self):
+        # last of the setup hooks: a check may size its table to the partition first
+        # (the GPU checks: one variable per GPU, mdxbench.gpu)
         self.perf_variables = {
             name: self._make_perf(key, unit) for name, (key, unit, _) in self.perf_table.items()
         }

@@ -49,8 +49,13 @@ def describe(cls):
     '''``{'perf_vars': {name: unit}, 'better': {name: 'higher'|'lower'},
     'params': {name: tuple of values}, 'conditions': what its references must state,
     'fixed_conditions': the conditions the check sets for its run}``.'''
-    table = cls.perf_table.default_value if hasattr(cls.perf_table, 'default_value') \
-        else cls.perf_table
+    def default(name):
+        v = getattr(cls, name, None) or {}
+        return v.default_value if hasattr(v, 'default_value') else v
+
+    # a GPU check's per-GPU and pair figures (mdxbench.gpu) are its variables too: a
+    # reference names them as ``triad``, applied to each GPU's ``gpu<i>_triad``
+    table = dict(default('perf_table'), **default('per_gpu_table'), **default('pair_table'))
     return {
         'perf_vars': {name: unit for name, (_, unit, _) in table.items()},
         'better': {name: better for name, (_, _, better) in table.items()},

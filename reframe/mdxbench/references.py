@@ -45,6 +45,9 @@ CONDITIONS = {
     # virtio-net multiqueue: the paper's network figures differ with it (sec. 3.2.2:
     # 74 us TCP_RR across hosts without, 85 us with); Nova gives one queue pair per vCPU
     'multiqueue': lambda facts: int(((facts or {}).get('nic') or {}).get('queues') or 1) > 1,
+    # peer-to-peer between a node's GPUs: the mdx I paper's 20 GB/s is without it (PCIe
+    # passthrough), Wisteria-Aquarius's 275 GB/s with it (sec. 5.2)
+    'gpu_p2p': lambda facts: bool((facts or {}).get('gpu_p2p')),
 }
 
 

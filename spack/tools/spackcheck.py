@@ -38,10 +38,25 @@ FLAGS = {'cflags', 'cxxflags', 'fflags', 'cppflags', 'ldflags', 'ldlibs'}
 ARCH_KEYS = {'target', 'os', 'platform', 'arch', 'namespace', 'dev_path', 'commit'}
 
 
+#: variants a builtin package declares in a loop, which the static index cannot see: Boost's
+#: one per library (``for lib in all_libs: variant(lib, default=False)``, spack-packages
+#: 1e8cf059e3); nvbandwidth needs ``boost +program_options``
+LOOP_VARIANTS = {'boost': (
+    'atomic', 'charconv', 'chrono', 'cobalt', 'container', 'context', 'contract', 'conversion',
+    'coroutine', 'date_time', 'exception', 'fiber', 'filesystem', 'graph', 'graph_parallel',
+    'iostreams', 'json', 'locale', 'log', 'math', 'mpi', 'mqtt5', 'nowide', 'openmethod',
+    'program_options', 'python', 'random', 'regex', 'serialization', 'signals', 'signals2',
+    'stacktrace', 'system', 'test', 'thread', 'timer', 'type_erasure', 'url', 'wave')}
+
+
 class Index:
     def __init__(self, path):
         self.path = pathlib.Path(path)
         self.packages = json.loads(self.path.read_text())['packages']
+        for name, variants in LOOP_VARIANTS.items():
+            if name in self.packages:
+                for v in variants:
+                    self.packages[name]['variants'].setdefault(v, {'default': False})
 
     def closest(self, name, choices, n=3):
         return difflib.get_close_matches(name, list(choices), n=n, cutoff=0.5)
@@ -279,9 +294,31 @@ class Validator:
                     continue
                 for pkg in sorted(repo.glob('packages/*/package.py')):
                     name = pkg.parent.name.replace('_', '-')
-                    self.check_name(f'{pkg}', name)
-                    found = re.findall(r'version\(\s*"([^"]+)"', pkg.read_text())
+                    text = pkg.read_text()
+                    found = re.findall(r'version\(\s*"([^"]+)"', text)
+                    if name not in self.index.packages and name not in VIRTUALS:
+                        # a package of ours that builtin lacks: known from its own file
+                        self.index.packages[name] = self.own_package(pkg, text, found)
                     self.repo_versions.setdefault(name, []).extend(found)
+
+    def own_package(self, path, text, versions):
+        '''The index entry of a package only our repository has: its versions, the variants
+        it declares, and those of the build systems it derives from (what every builtin
+        package deriving from that base has, e.g. CudaPackage's cuda and cuda_arch).'''
+        m = re.search(r'^class \w+\(([^)]*)\)', text, re.M)
+        bases = [b.strip() for b in (m.group(1).split(',') if m else []) if b.strip()]
+        if not bases:
+            self.err(str(path), 'no package class deriving from a Spack build system')
+        variants = {}
+        for base in bases:
+            having = [p['variants'] for p in self.index.packages.values()
+                      if base in (p.get('bases') or [])]
+            if having:
+                common = set.intersection(*(set(v) for v in having))
+                variants.update({k: having[0][k] for k in common})
+        for vname in re.findall(r'^\s*variant\(\s*"([^"]+)"', text, re.M):
+            variants.setdefault(vname, {})
+        return {'bases': bases, 'variants': variants, 'versions': versions}
 
     def validate_env(self, env_dir):
         env_dir = pathlib.Path(env_dir)

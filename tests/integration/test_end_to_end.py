@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, VENV_BIN, count, mdxbench, prove_skip, run
+from conftest import MAIN_SHORT, ROOT, VENV_BIN, count, mdxbench, prove_skip, run
 from mdxbench import perflog
 
 # The only reasons a case may skip on `local`: what the configuration cannot know (FFTW MPI
@@ -15,7 +15,18 @@ SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware
                 'is the page cache, not storage',
                 'is not in the short sweep of object target minio',
                 # the one-queue iperf3 series needs two nodes and a NIC a job may change
-                'loopback does not go through the NIC')
+                'loopback does not go through the NIC',
+                # the GPU checks (issue 42): local declares no GPU
+                'local:debug declares no GPU')
+
+
+def _local_gpus():
+    '''The GPU devices local's site file declares, read as YAML.'''
+    import yaml
+
+    text = (ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text()
+    return [d for part in yaml.safe_load(text)['partitions'] for d in part.get('devices') or []
+            if d.get('type') == 'gpu']
 
 
 def _local_sweep():
@@ -135,6 +146,13 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
             if 'does not go through the NIC' in reason:
                 shown = tc['display_name']
                 assert shown.startswith('Iperf3OneQueue') and 'loopback' in shown, shown
+            if 'declares no GPU' in reason:
+                # true if local's site file lists no GPU device (read here as YAML) and this
+                # machine has no NVIDIA driver to ask (no nvidia-smi, no /dev/nvidia0)
+                assert not _local_gpus() and not shutil.which('nvidia-smi') \
+                    and not os.path.exists('/dev/nvidia0'), (tc['name'], reason)
+                prove_skip(name, "local's site file declares no GPU device, and this machine "
+                                 'has no nvidia-smi or /dev/nvidia0')
             if 'short sweep' in reason:
                 conc = int(re.search(r'%concurrency=(\d+)', tc['display_name']).group(1))
                 op = re.search(r'%op=(\w+)', tc['display_name']).group(1)
@@ -241,9 +259,12 @@ def _assert_job_scripts_run_what_they_say(passed):
         assert 'Each kernel will be executed 10 times.' in out, out[:2000]
         threads = 1 if 'one-thread' in tc['display_name'] else tc['num_cpus_per_task']
         assert f'export OMP_NUM_THREADS={threads}' in _job_script(tc)
+    # the main job's iterations (conftest.MAIN_SHORT), else the check's 100
+    times = next((a.split('=')[1] for a in MAIN_SHORT if a.startswith('BabelStreamOmp.num_times=')),
+                 '100')
     for tc in passed['BabelStreamOmp']:
         n = tc['mdx_extra']['array_elements']
-        assert f"/omp-stream -s {n} -n 100" in _job_script(tc)
+        assert f"/omp-stream -s {n} -n {times}" in _job_script(tc)
         out = open(os.path.join(tc['outputdir'], 'rfm_job.out')).read()
         assert f'Array size: {n * 8 / 1e6:.1f} MB' in out, out[:1500]
 

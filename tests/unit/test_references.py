@@ -83,7 +83,8 @@ def _sections(text):
     '''{"3.2.2": text of that section (to the next heading)} of a paper's text.'''
     out, current = {}, None
     for line in text.splitlines():
-        m = re.match(r'(\d(?:\.\d)+) [A-Z][a-z]', line)
+        # a heading: the number, a space, a word (Latin, or the mdx I paper's Japanese)
+        m = re.match(r"(\d(?:\.\d)+) (?:[A-Z][A-Za-z]|[^\x00-\x7f])", line)
         if m:
             current = m.group(1)
         if current:
@@ -179,7 +180,7 @@ def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'lower': 'low'}, 'fraction'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'tolerance': 1}, 'unknown field'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multique': True}},
-     "conditions: expected true/false for any of ['multiqueue']"),
+     "conditions: expected true/false for any of ['gpu_p2p', 'multiqueue']"),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multiqueue': 'on'}},
      'conditions: expected true/false'),
 ])

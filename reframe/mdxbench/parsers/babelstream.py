@@ -9,7 +9,8 @@ KERNELS = ('Copy', 'Mul', 'Add', 'Triad', 'Dot')
 
 
 def parse(text):
-    '''``{'version', 'implementation', 'copy', 'mul', 'add', 'triad', 'dot'}`` in GB/s.'''
+    '''``{'version', 'implementation', 'copy', 'mul', 'add', 'triad', 'dot'}`` in GB/s
+    (``--triad-only``: ``triad`` alone).'''
     require(text and text.strip(), 'BabelStream output is empty')
     if text.lstrip().startswith('phase,') or '\nfunction,' in text:
         return _parse_csv(text)
@@ -22,6 +23,13 @@ def parse(text):
     require(re.search(r'^Function\s+MBytes/sec\s+Min \(sec\)', text, re.M),
             'no "Function  MBytes/sec  Min (sec) ..." table: truncated, or --mibibytes output')
     out = {'version': version, 'implementation': impl.group(1).strip() if impl else 'unknown'}
+    if re.search(r'^Running triad \d+ times', text, re.M):
+        # --triad-only: no table rows, one bandwidth line (GB/s of 1e9 B, as printed)
+        m = re.search(r'^Bandwidth \(GB/s\):\s*([0-9.]+)\s*$', text, re.M)
+        require(m, 'BabelStream --triad-only output without its "Bandwidth (GB/s):" line '
+                '(truncated?)')
+        out['triad'] = float(m.group(1))
+        return out
     for k in KERNELS:
         m = re.search(rf'^{k}\s+([0-9.]+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s*$', text, re.M)
         require(m, f'no complete {k} row in the BabelStream table (truncated output?)')

@@ -1,0 +1,96 @@
+'''GPU nodes judged like CPU nodes (issue 42): each GPU's figures are their own
+measurement, compared with the same GPU index on the other nodes and with the references.
+
+The records are made here from real outputs of one NVIDIA H200 (tests/fixtures/gpu): its
+four BabelStream CUDA runs and its two nvbandwidth runs give each GPU of four nodes of
+eight GPUs a real figure (GPU i of node k: run (i + k) mod 4). One GPU is then degraded by
+a stated factor -- node n2's GPU 5 at 0.6 of its triad, its link's host-to-device copy at
+0.5 (a link trained at half its lanes) -- and the verdicts must name that node and GPU.'''
+import datetime as dt
+import json
+
+import pytest
+
+from mdxbench.gpu import expand_reference, expand_table, per_gpu_var
+from mdxbench.parsers import babelstream, nvbandwidth
+from mdxbench.post.fleet import jobs, verdicts
+from mdxbench.post.store import records
+
+T = dt.datetime(2026, 11, 26, tzinfo=dt.timezone.utc)
+NODES, GPUS = ['n0', 'n1', 'n2', 'n3'], 8
+SLOW_NODE, SLOW_GPU = 'n2', 5
+TRIAD_FACTOR, H2D_FACTOR = 0.6, 0.5
+
+
+def real_figures(fixture_text):
+    triads = [babelstream.parse(fixture_text(f'gpu/{name}'))['triad'] for name in (
+        'babelstream-5.0-cuda-h200.out', 'babelstream-5.0-cuda-h200-s2e29.out',
+        'babelstream-5.0-cuda-h200-csv.out', 'babelstream-5.0-cuda-h200-triad.out')]
+    h2d = [nvbandwidth.parse(fixture_text(f'gpu/{name}'))['tests']['host_to_device_memcpy_ce']
+           ['matrix'][0][0] for name in ('nvbandwidth-0.8-h200-vm.out',
+                                          'nvbandwidth-0.8-h200-vm-subset.json')]
+    return triads, h2d
+
+
+def record(node, check, var, value, unit, i):
+    return {'time': (T + dt.timedelta(seconds=i)).isoformat(), 'system': 'mdx1',
+            'partition': 'gpu', 'environ': 'spack', 'check': check, 'perf_var': var,
+            'value': value, 'unit': unit, 'better': 'higher', 'ref': None, 'result': 'pass',
+            'jobid': str(i), 'nodes': node, 'tags': 'acceptance,gpu',
+            'meta': json.dumps({'tags': ['acceptance', 'gpu']})}
+
+
+def fleet(fixture_text):
+    triads, h2d = real_figures(fixture_text)
+    rows, i = [], 0
+    for k, node in enumerate(NODES):
+        for g in range(GPUS):
+            t, h = triads[(g + k) % len(triads)], h2d[(g + k) % len(h2d)]
+            if (node, g) == (SLOW_NODE, SLOW_GPU):
+                t, h = t * TRIAD_FACTOR, h * H2D_FACTOR
+            rows.append(record(node, 'BabelStreamCuda', per_gpu_var(g, 'triad'), t, 'GB/s', i))
+            rows.append(record(node, 'Nvbandwidth', per_gpu_var(g, 'h2d_ce'), h, 'GB/s', i + 1))
+            i += 2
+    return records.frame(rows)
+
+
+def test_the_degraded_gpu_fails_its_node_and_the_reasons_name_it(fixture_text):
+    got = {v['node']: v for v in verdicts.judge(fleet(fixture_text),
+                                                {n: 'idle' for n in NODES})}
+    assert {n for n, v in got.items() if v['verdict'] == 'fail'} == {SLOW_NODE}, got
+    reasons = got[SLOW_NODE]['reasons']
+    # both of its figures, each naming the GPU, nothing about the other seven
+    assert len(reasons) == 2, reasons
+    assert any(r.startswith(f'BabelStreamCuda gpu{SLOW_GPU}_triad=') and 'outlier' in r
+               for r in reasons), reasons
+    assert any(r.startswith(f'Nvbandwidth gpu{SLOW_GPU}_h2d_ce=') and 'outlier' in r
+               for r in reasons), reasons
+    # each judged against the same GPU index of the other nodes: its median is GPU 5's
+    m = next(x for x in got[SLOW_NODE]['measurements']
+             if x['perf_var'] == f'gpu{SLOW_GPU}_triad')
+    assert m['outlier'] and m['deficit'] == pytest.approx(1 - TRIAD_FACTOR, abs=0.05)
+    # the drain line names the node and the GPU
+    [line] = jobs.drain_lines(list(got.values()))
+    assert f'nodename={SLOW_NODE}' in line and f'gpu{SLOW_GPU}_' in line
+
+
+def test_every_gpu_of_the_others_passes(fixture_text):
+    got = verdicts.judge(fleet(fixture_text))
+    for v in got:
+        if v['node'] != SLOW_NODE:
+            assert v['verdict'] == 'pass' and len(v['measurements']) == 2 * GPUS, v
+
+
+def test_per_gpu_tables_and_references():
+    '''A check's per-GPU entries, once per GPU; a reference given for the figure applies to
+    each GPU's variable (ReFrame's reference, in either of its forms).'''
+    table = expand_table({'gpus': ('gpu_count', 'count', 'higher')},
+                         {'triad': ('triad', 'GB/s', 'higher')}, 3)
+    assert table == {'gpus': ('gpu_count', 'count', 'higher'),
+                     'gpu0_triad': ('gpu0_triad', 'GB/s', 'higher'),
+                     'gpu1_triad': ('gpu1_triad', 'GB/s', 'higher'),
+                     'gpu2_triad': ('gpu2_triad', 'GB/s', 'higher')}
+    ref = (1300.0, -0.15, None, 'GB/s')
+    for given in ({'mdx1:gpu': {'triad': ref}}, {'mdx1:gpu:triad': ref}):
+        out = expand_reference(given, {'triad': None}, 2)
+        assert out == {'mdx1:gpu': {'triad': ref, 'gpu0_triad': ref, 'gpu1_triad': ref}}

@@ -1,0 +1,236 @@
+'''The GPU parsers (issue 42) on real outputs of one NVIDIA H200 under PCIe passthrough
+(tests/fixtures/gpu, provenance in tests/fixtures/README.md). Truncated or foreign text is
+made by cutting those outputs, never typed.'''
+import pytest
+
+from mdxbench.parsers import ParseError, babelstream, nvbandwidth, nvsmi, p2p
+
+GPU = 'gpu/'
+
+
+# --- p2pBandwidthLatencyTest ------------------------------------------------------------
+def test_p2p_reads_every_matrix_of_one_gpu(fixture_text):
+    r = p2p.parse(fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out'))
+    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'pci_bus': 0, 'pci_device': 6,
+                             'pci_domain': 0}]
+    assert r['connectivity'] == [[1]]
+    assert r['uni_p2p_disabled'] == [[3966.68]] and r['uni_p2p_enabled'] == [[3958.51]]
+    assert r['bi_p2p_disabled'] == [[4098.19]] and r['bi_p2p_enabled'] == [[4095.17]]
+    assert r['latency_p2p_disabled'] == {'gpu': [[1.67]], 'cpu': [[4.57]]}
+    assert r['latency_p2p_enabled'] == {'gpu': [[1.65]], 'cpu': [[4.54]]}
+
+
+def test_p2p_with_one_gpu_has_no_pair_measured_not_a_zero(fixture_text):
+    s = p2p.summary(p2p.parse(fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out')))
+    assert s['gpu0_local_gbs'] == 3966.68
+    assert s['pairs'] == 0 and s['p2p_pairs'] == 0
+    for name in p2p.BANDWIDTH:
+        assert s[f'{name}_worst_gbs'] is None
+    for name in p2p.LATENCY:
+        assert s[f'{name}_worst_us'] is None
+
+
+def test_p2p_pairs_worst_and_connectivity_of_several_gpus():
+    '''summary() on the parsed form of 3 GPUs (a data structure, not an output: the only
+    real output here has one GPU): the worst pair of each matrix, and how many pairs can
+    use P2P.'''
+    n = 3
+    bw = [[900.0, 20.1, 19.8], [20.4, 901.0, 275.0], [19.9, 274.0, 899.0]]
+    r = {'devices': [{'index': i} for i in range(n)],
+         'connectivity': [[1, 0, 0], [0, 1, 1], [0, 1, 1]],
+         **{name: bw for name in p2p.BANDWIDTH},
+         **{name: {'gpu': [[1.6, 12.0, 11.0], [12.5, 1.6, 2.0], [11.2, 2.1, 1.6]],
+                   'cpu': [[4.5] * n] * n} for name in p2p.LATENCY}}
+    s = p2p.summary(r)
+    assert [s[f'gpu{i}_local_gbs'] for i in range(n)] == [900.0, 901.0, 899.0]
+    assert s['pairs'] == 6 and s['p2p_pairs'] == 2
+    assert s['uni_p2p_enabled_worst_gbs'] == 19.8
+    assert s['latency_p2p_enabled_worst_us'] == 12.5
+    assert s['pairs_of']['bi_p2p_enabled']['1-2'] == 275.0 and '0-0' not in s['pairs_of']['bi_p2p_enabled']
+
+
+@pytest.mark.parametrize('cut, says', [
+    ('Bidirectional P2P=Disabled', 'no "Bidirectional P2P=Disabled Bandwidth Matrix'),
+    ('P2P Connectivity Matrix', 'no "P2P Connectivity Matrix"'),
+    ('   CPU     0 \n     0   4.54', 'no CPU matrix after the GPU one'),
+])
+def test_p2p_truncated_output_names_what_is_missing(fixture_text, cut, says):
+    text = fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out')
+    with pytest.raises(ParseError, match=said(says)):
+        p2p.parse(text[:text.index(cut)])
+
+
+def test_p2p_refuses_another_programs_output(fixture_text):
+    with pytest.raises(ParseError, match='not the output of'):
+        p2p.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out'))
+
+
+# --- nvbandwidth --------------------------------------------------------------------------
+def test_nvbandwidth_reads_every_case_that_ran_and_counts_the_waived(fixture_text):
+    r = nvbandwidth.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out'))
+    assert r['version'] == 'v0.8' and r['driver'] == '580.159.04'
+    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'bus_id': '00000000:00:06'}]
+    assert len(r['tests']) == 18 and len(r['waived']) == 17
+    h2d = r['tests']['host_to_device_memcpy_ce']
+    assert h2d['matrix'] == [[55.53]] and h2d['unit'] == 'GB/s' and h2d['sum'] == 55.53
+    lat = r['tests']['host_device_latency_sm']
+    assert lat['unit'] == 'ns' and lat['matrix'] == [[1181.11]]
+    # the device-to-device cases need two GPUs: waived, so not measured (no key, no 0)
+    assert not any(name.startswith('device_to_device') for name in r['tests'])
+
+
+def test_nvbandwidth_per_gpu_figures(fixture_text):
+    f = nvbandwidth.per_gpu(nvbandwidth.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out')))
+    assert f['gpu0_h2d_ce_gbs'] == 55.53 and f['gpu0_d2h_ce_gbs'] == 55.38
+    assert f['gpu0_h2d_sm_gbs'] == 51.41 and f['gpu0_d2h_sm_gbs'] == 52.65
+    assert f['gpu0_local_copy_gbs'] == 2081.90 and f['gpu0_host_latency_ns'] == 1181.11
+    assert 'd2d_read_ce_gbs_worst' not in f and f['pairs_of'] == {}
+
+
+def test_nvbandwidth_json_agrees_with_the_text(fixture_text):
+    j = nvbandwidth.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm-subset.json'))
+    t = nvbandwidth.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out'))
+    assert sorted(j['tests']) == ['device_local_copy', 'device_to_host_memcpy_ce',
+                                  'host_to_device_memcpy_ce']
+    assert j['devices'] == t['devices']
+    for name, case in j['tests'].items():
+        # separate runs of the same machine: within 1%
+        assert case['matrix'][0][0] == pytest.approx(t['tests'][name]['matrix'][0][0], rel=0.01)
+
+
+def test_nvbandwidth_truncated_or_foreign_output(fixture_text):
+    text = fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out')
+    cut = text[:text.index('SUM host_to_device_memcpy_ce')]
+    with pytest.raises(ParseError, match='no "SUM host_to_device_memcpy_ce" line'):
+        nvbandwidth.parse(cut)
+    with pytest.raises(ParseError, match='not nvbandwidth output'):
+        nvbandwidth.parse(fixture_text(GPU + 'babelstream-5.0-cuda-h200.out'))
+    with pytest.raises(ParseError, match='nvbandwidth JSON'):
+        nvbandwidth.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm-subset.json')[:200])
+
+
+# --- BabelStream CUDA ---------------------------------------------------------------------
+@pytest.mark.parametrize('name, triad', [
+    ('babelstream-5.0-cuda-h200.out', 3778.652252),
+    ('babelstream-5.0-cuda-h200-s2e29.out', None),
+    ('babelstream-5.0-cuda-h200-csv.out', 3793.21),
+])
+def test_babelstream_cuda_tables(fixture_text, name, triad):
+    r = babelstream.parse(fixture_text(GPU + name))
+    assert set(r) >= {'copy', 'mul', 'add', 'triad', 'dot'}
+    if triad:
+        assert r['triad'] == pytest.approx(triad)
+    assert 3000 < r['triad'] < 5000        # an H200's HBM3e: TB/s, in GB/s
+    if not name.endswith('csv.out'):
+        assert r['implementation'] == 'CUDA'
+
+
+def test_babelstream_triad_only(fixture_text):
+    r = babelstream.parse(fixture_text(GPU + 'babelstream-5.0-cuda-h200-triad.out'))
+    assert r['triad'] == 3743.877 and 'copy' not in r
+    text = fixture_text(GPU + 'babelstream-5.0-cuda-h200-triad.out')
+    with pytest.raises(ParseError, match='--triad-only output without'):
+        babelstream.parse(text[:text.index('Bandwidth (GB/s)')])
+
+
+# --- nvidia-smi and conformance -------------------------------------------------------------
+H200 = {'model': 'NVIDIA H200', 'count': 1, 'memory_mib': 143000, 'driver': '580.159.04',
+        'persistence': True, 'ecc': True, 'pcie_gen': 5, 'pcie_width': 16, 'mig': False}
+
+
+def test_query_csv_one_gpu(fixture_text):
+    [g] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    assert g['index'] == 0 and g['name'] == 'NVIDIA H200'
+    assert g['memory.total'] == 143771 and g['pci.bus_id'] == '00000000:00:06.0'
+    assert (g['pcie.link.gen.max'], g['pcie.link.width.max']) == (5, 16)
+    assert (g['pcie.link.gen.current'], g['pcie.link.width.current']) == (5, 16)
+    assert g['ecc.mode.current'] == 'Enabled' and g['persistence_mode'] == 'Enabled'
+    assert g['mig.mode.current'] == 'Disabled' and g['power.limit'] == 700.0
+
+
+def test_the_h200_conforms_to_what_it_is(fixture_text):
+    gpus = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    assert nvsmi.conformance(gpus, H200) == []
+
+
+@pytest.mark.parametrize('declared, says', [
+    ({'count': 8}, '1 GPU(s) visible, 8 declared: 0 (00000000:00:06.0)'),
+    ({'model': 'NVIDIA A100-SXM4-40GB'}, "GPU 0 (00000000:00:06.0): model 'NVIDIA H200'"),
+    ({'memory_mib': 160000}, 'memory 143771 MiB, at least 160000 MiB declared'),
+    ({'driver': '570.86.15'}, 'driver 580.159.04, 570.86.15 declared'),
+    ({'persistence': False}, 'persistence mode Enabled, Disabled declared'),
+    ({'ecc': False}, 'ECC Enabled, Disabled declared'),
+    ({'mig': True}, 'MIG mode Disabled, Enabled declared'),
+    ({'pcie_gen': 6}, 'PCIe link generation at most 5, 6 declared'),
+])
+def test_each_fact_that_differs_is_named_with_the_gpu(fixture_text, declared, says):
+    gpus = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    failures = nvsmi.conformance(gpus, dict(H200, **declared))
+    assert len(failures) == 1 and says in failures[0], failures
+
+
+def test_query_errors_name_the_line(fixture_text):
+    text = fixture_text(GPU + 'nvidia-smi-query-h200.csv')
+    with pytest.raises(ParseError, match='nvidia-smi line 2: 10 fields, the header has 17'):
+        nvsmi.parse_query(_cut_fields(text, 10))
+    with pytest.raises(ParseError, match='is not a --format=csv header'):
+        nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-h200.out'))
+
+
+def _cut_fields(text, n):
+    '''The real CSV with its GPU line cut after ``n`` fields (a truncated line).'''
+    head, line = text.strip().splitlines()[:2]
+    return head + '\n' + ', '.join(line.split(', ')[:n]) + '\n'
+
+
+def said(text):
+    import re
+    return re.escape(text)
+
+
+# --- one run per GPU (scripts/per-gpu.sh) ---------------------------------------------------
+def _per_gpu(tmp_path, n, outputs, rc=0):
+    '''scripts/per-gpu.sh itself, running a stand-in that prints the real BabelStream
+    output for its --device (``outputs[i]``) and exits ``rc`` on the last GPU.'''
+    import pathlib
+    import subprocess
+
+    from mdxbench.base import SCRIPTS
+
+    for i, text in enumerate(outputs):
+        (tmp_path / f'out{i}').write_text(text)
+    stand_in = tmp_path / 'bench.sh'
+    stand_in.write_text(f'#!/bin/sh\ncat "{tmp_path}/out$2"\n'
+                        f'[ "$2" = "{n - 1}" ] && exit {rc}\nexit 0\n')
+    stand_in.chmod(0o755)
+    res = subprocess.run(['sh', str(pathlib.Path(SCRIPTS) / 'per-gpu.sh'), str(n), '--device',
+                          str(stand_in)], capture_output=True, text=True, timeout=30)
+    return res
+
+
+def test_per_gpu_runs_each_gpu_and_names_their_figures(tmp_path, fixture_text):
+    from mdxbench.parsers import pergpu
+
+    outs = [fixture_text(GPU + 'babelstream-5.0-cuda-h200.out'),
+            fixture_text(GPU + 'babelstream-5.0-cuda-h200-s2e29.out')]
+    res = _per_gpu(tmp_path, 2, outs)
+    assert res.returncode == 0, res.stderr
+    r = pergpu.parse(res.stdout, babelstream.parse, ('copy', 'triad'))
+    assert r['gpus'] == 2 and r['version'] == '5.0'
+    assert r['gpu0_triad'] == pytest.approx(3778.652252)
+    assert r['gpu1_triad'] == babelstream.parse(outs[1])['triad']
+    assert set(r) == {'gpus', 'version', 'gpu0_copy', 'gpu0_triad', 'gpu1_copy', 'gpu1_triad'}
+
+
+def test_per_gpu_a_failed_or_cut_run_names_its_gpu(tmp_path, fixture_text):
+    from mdxbench.parsers import pergpu
+
+    text = fixture_text(GPU + 'babelstream-5.0-cuda-h200.out')
+    res = _per_gpu(tmp_path, 2, [text, text[:text.index('Triad')]], rc=3)
+    assert res.returncode == 1
+    with pytest.raises(ParseError, match=r'GPU 1 \(exit 3\): no complete Triad row'):
+        pergpu.parse(res.stdout, babelstream.parse)
+    # the job killed during GPU 1's run: its part never ends
+    cut = res.stdout[:res.stdout.index('== mdxbench: GPU 1 exit')]
+    with pytest.raises(ParseError, match='GPU 1: its run started and never ended'):
+        pergpu.parse(cut, babelstream.parse)
