@@ -94,3 +94,30 @@ def test_per_gpu_tables_and_references():
     for given in ({'mdx1:gpu': {'triad': ref}}, {'mdx1:gpu:triad': ref}):
         out = expand_reference(given, {'triad': None}, 2)
         assert out == {'mdx1:gpu': {'triad': ref, 'gpu0_triad': ref, 'gpu1_triad': ref}}
+
+
+def test_the_gpu_checks_are_cases_on_mdx1_and_skip_where_no_gpu_is_declared(tmp_path):
+    '''ReFrame itself on the GPU checks: on mdx1 (8 A100 declared) a case each, listed; on
+    a partition that declares no GPU (mdx2's; local's in the main job, test_end_to_end)
+    each skipped, saying so, before any binary is looked for.'''
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    from mdxbench import REPO_ROOT
+
+    exe = pathlib.Path(sys.executable).parent / 'reframe'
+    env = dict(os.environ, RFM_CONFIG_FILES=str(REPO_ROOT / 'site-configs' / 'settings.py'),
+               MDXBENCH_STATE_DIR=str(tmp_path))
+    names = ('GpuConformance', 'GpuP2pBandwidthLatency', 'BabelStreamCuda', 'Nvbandwidth')
+    listed = subprocess.run([str(exe), '-c', 'checks/gpu', '-l', '--system', 'mdx1'],
+                            capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert all(f'- {n} /' in listed.stdout for n in names), listed.stdout
+    dry = subprocess.run([str(exe), '-c', 'checks/gpu', '--dry-run', '--system',
+                          'mdx2:vc16m32g', '--nocolor'], capture_output=True, text=True,
+                         env=env, cwd=REPO_ROOT, timeout=300)
+    for n in names:
+        assert any(n in line and 'SKIP' in line and 'mdx2:vc16m32g declares no GPU' in line
+                   for line in dry.stdout.splitlines()), dry.stdout

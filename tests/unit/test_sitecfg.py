@@ -119,7 +119,7 @@ def _reframe(*args, env_extra=None):
                           cwd=ROOT, timeout=120)
 
 
-@pytest.mark.parametrize('system', ['local', 'mdx2', 'laurel', 'aws-pcluster', 'nscluster'])
+@pytest.mark.parametrize('system', ['local', 'mdx2', 'mdx1', 'laurel', 'aws-pcluster', 'nscluster'])
 def test_reframe_accepts_each_system(system):
     '''ReFrame itself validates the generated configuration against its schema.'''
     res = _reframe('--system', system, '--show-config=systems/0/name',
