@@ -424,6 +424,10 @@ def _differences(need, node, nodes):
         have = params.get(name)
         if isinstance(want, bool) or isinstance(have, bool):
             ok = have is want
+        elif isinstance(have, list):
+            # a multi-valued variant (cuda_arch): the lock lists its values
+            wants = want if isinstance(want, list) else str(want).split(',')
+            ok = sorted(map(str, have)) == sorted(map(str, wants))
         else:
             ok = str(have) == str(want)
         if not ok:

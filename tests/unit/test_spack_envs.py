@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from mdxbench import sitecfg
 
@@ -167,6 +168,26 @@ def test_a_root_the_checks_need_that_is_missing_is_named(tmp_path):
     assert len(errors) == 2 and all('no root of ior in environment mdx2' in e for e in errors), errors
     assert spackcheck.check_lock(tmp_path / 'nosuch' / 'spack.lock')[0].endswith(
         'no lockfile (concretize the environment first)')
+
+
+def test_the_gpu_roots_of_mdx1_as_real_spack_concretized_them(tmp_path):
+    """mdx1's lockfile from real Spack (issue 42): the GPU builds the checks need are there,
+    for the A100 (cuda_arch, a multi-valued variant the lock lists), our P2P sample among
+    them; a need for another architecture fails, naming it."""
+    import gzip
+
+    (tmp_path / 'mdx1').mkdir()
+    lock = tmp_path / 'mdx1' / 'spack.lock'
+    lock.write_bytes(gzip.decompress((FIXTURES / 'mdx1-spack.lock.gz').read_bytes()))
+    assert spackcheck.check_lock(lock) == []
+    needs = yaml.safe_load((ROOT / 'spack' / 'tools' / 'needs.yaml').read_text())
+    for need in needs['roots']:
+        if need['package'] == 'cuda-samples-p2p':
+            need['variants']['cuda_arch'] = '90'
+    (tmp_path / 'needs.yaml').write_text(yaml.safe_dump(needs))
+    errors = spackcheck.check_lock(lock, tmp_path / 'needs.yaml')
+    assert len(errors) == 1 and 'cuda-samples-p2p' in errors[0] and \
+        "cuda_arch=['80'] (needs cuda_arch=90)" in errors[0], errors
 
 
 def test_spack_build_script_refuses_unknown_system_and_missing_spack(tmp_path):
