@@ -1,4 +1,4 @@
-'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store``: speed and memory of mdxbench itself
+'''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store|parsers``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
 import os
 
@@ -6,12 +6,12 @@ from mdxbench.post.commands import options
 
 NAME = 'bench'
 HELP = ('benchmarks of mdxbench itself (ingest, regress, changes, mde, cycle, accept, '
-        'suspects, split, store)')
+        'suspects, split, store, parsers)')
 
 
 def add_arguments(p):
     p.add_argument('what', choices=['ingest', 'regress', 'changes', 'mde', 'cycle',
-                                           'accept', 'suspects', 'split', 'store'],
+                                           'accept', 'suspects', 'split', 'store', 'parsers'],
                    help='what to measure')
     p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
     p.add_argument('--partition', help='accept: its partition (default nodes)')
@@ -55,6 +55,10 @@ def run(args):
         from mdxbench.post.bench import split
 
         return split.main()
+    if args.what == 'parsers':
+        from mdxbench.post.bench import parsers
+
+        return parsers.main()
     if args.what == 'changes':
         from mdxbench.post.bench import changes
 
