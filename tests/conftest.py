@@ -46,3 +46,22 @@ def upstream_output():
         return (UPSTREAM / name).read_text()
 
     return _read
+
+
+def pytest_terminal_summary(terminalreporter):
+    '''Minutes per test module (setup, call and teardown of its tests): the per-module table
+    of CI's time (docs/testing.md) from every run's own output.'''
+    import collections
+
+    per = collections.Counter()
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            nodeid = getattr(rep, 'nodeid', None)
+            duration = getattr(rep, 'duration', None)
+            if nodeid and duration is not None and getattr(rep, 'when', None):
+                per[nodeid.split('::')[0]] += duration
+    if per:
+        terminalreporter.section('minutes per test module')
+        for path, secs in per.most_common():
+            terminalreporter.write_line(f'{secs / 60:6.1f}  {path}')
+        terminalreporter.write_line(f'{sum(per.values()) / 60:6.1f}  in all')
