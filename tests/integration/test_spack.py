@@ -33,7 +33,7 @@ def spack():
 
 
 def test_every_environment_concretizes_with_real_spack(spack, tmp_path):
-    '''All four environments, on a copy of spack/ (the checkout's lockfiles stay), two at a
+    '''Every environment, on a copy of spack/ (the checkout's lockfiles stay), two at a
     time (one core each), then their roots checked against spack/tools/needs.yaml.
     spack/local was concretized by this run's ci/install.sh (ci/spack-build.sh local):
     its lockfile is taken as it is and Spack asked to concretize it again without
