@@ -234,3 +234,36 @@ def test_per_gpu_a_failed_or_cut_run_names_its_gpu(tmp_path, fixture_text):
     cut = res.stdout[:res.stdout.index('== mdxbench: GPU 1 exit')]
     with pytest.raises(ParseError, match='GPU 1: its run started and never ended'):
         pergpu.parse(cut, babelstream.parse)
+
+
+def test_the_xml_report_gives_what_the_query_gives(fixture_text):
+    '''nvidia-smi -q -x and --query-gpu, the same GPU: every field conformance reads agrees
+    (the XML carries no power limit or clocks in the query's form: those are not compared).'''
+    [x] = nvsmi.parse_xml(fixture_text(GPU + 'nvidia-smi-q-h200.xml'))
+    [q] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    for field in ('name', 'uuid', 'memory.total', 'driver_version', 'vbios_version',
+                  'pci.bus_id', 'pcie.link.gen.max', 'pcie.link.gen.current',
+                  'pcie.link.width.max', 'pcie.link.width.current', 'ecc.mode.current',
+                  'mig.mode.current', 'persistence_mode', 'compute_mode'):
+        assert x[field] == q[field], (field, x[field], q[field])
+    assert nvsmi.conformance([x], H200) == []
+    text = fixture_text(GPU + 'nvidia-smi-q-h200.xml')
+    with pytest.raises(ParseError, match='not XML'):
+        nvsmi.parse_xml(text[:text.index('<ecc_mode>')])
+
+
+def test_a_link_trained_narrow_is_named(fixture_text):
+    '''The parsed H200 with its current link width set to 8 (data, not an output): the
+    conformance says which GPU and what it found.'''
+    [g] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    g['pcie.link.width.current'] = 8
+    assert nvsmi.conformance([g], H200) == [
+        'GPU 0 (00000000:00:06.0): PCIe link width 8, below its max 16']
+
+
+def test_topology_of_one_gpu(fixture_text):
+    t = nvsmi.parse_topo(fixture_text(GPU + 'nvidia-smi-topo-h200.out'))
+    assert t['gpus'] == ['GPU0'] and t['links'] == {(0, 0): 'X'}
+    assert t['cpu_affinity'] == {0: '0-15'} and t['numa_affinity'] == {0: '0'}
+    with pytest.raises(ParseError, match='no header row'):
+        nvsmi.parse_topo(fixture_text(GPU + 'nvidia-smi-h200.out'))

@@ -107,3 +107,87 @@ def conformance(gpus, declared):
             if cur is not None and top is not None and cur < top:
                 out.append(f"{who}: PCIe link {what} {cur}, below its max {top}")
     return out
+
+
+def _text(node, path):
+    found = node.find(path)
+    if found is None or found.text is None:
+        return None
+    text = found.text.strip()
+    return None if text in _MISSING or text == 'N/A' else text
+
+
+def parse_xml(text):
+    '''``nvidia-smi -q -x``: the same dictionaries as parse_query (its field names), one per
+    GPU in the order listed, so that conformance() reads either.'''
+    import xml.etree.ElementTree as ET
+
+    require(text and text.strip(), 'nvidia-smi -q -x output is empty')
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as err:
+        raise ParseError(f'nvidia-smi -q -x: not XML ({err})') from None
+    require(root.tag == 'nvidia_smi_log', f'nvidia-smi -q -x: root element <{root.tag}>, '
+            'expected <nvidia_smi_log>')
+    driver = _text(root, 'driver_version')
+    gpus = []
+    for i, g in enumerate(root.findall('gpu')):
+        where = f"nvidia-smi -q -x, GPU {i} ({g.get('id')})"
+        raw = {
+            'index': str(i), 'name': _text(g, 'product_name'), 'uuid': _text(g, 'uuid'),
+            'memory.total': _text(g, 'fb_memory_usage/total'), 'driver_version': driver,
+            'vbios_version': _text(g, 'vbios_version'),
+            'pci.bus_id': _text(g, 'pci/pci_bus_id') or g.get('id'),
+            'pcie.link.gen.max': _text(g, 'pci/pci_gpu_link_info/pcie_gen/max_link_gen'),
+            'pcie.link.gen.current': _text(g, 'pci/pci_gpu_link_info/pcie_gen/current_link_gen'),
+            'pcie.link.width.max': _text(g, 'pci/pci_gpu_link_info/link_widths/max_link_width'),
+            'pcie.link.width.current':
+                _text(g, 'pci/pci_gpu_link_info/link_widths/current_link_width'),
+            'ecc.mode.current': _text(g, 'ecc_mode/current_ecc'),
+            'mig.mode.current': _text(g, 'mig_mode/current_mig'),
+            'persistence_mode': _text(g, 'persistence_mode'),
+            'compute_mode': _text(g, 'compute_mode'),
+        }
+        require(raw['name'] and raw['pci.bus_id'], f'{where}: no product_name or pci_bus_id')
+        gpus.append({f: (None if v is None else _value(f, v.rstrip('x'), where))
+                     for f, v in raw.items()})
+    require(gpus, 'nvidia-smi -q -x lists no <gpu>')
+    attached = _text(root, 'attached_gpus')
+    require(attached is None or int(attached) == len(gpus),
+            f'nvidia-smi -q -x: attached_gpus {attached}, {len(gpus)} <gpu> listed (cut?)')
+    return gpus
+
+
+#: ``nvidia-smi topo -m`` connection types, best first
+LINKS = ('X', 'NV', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS')
+
+
+def parse_topo(text):
+    '''``nvidia-smi topo -m``: ``{'gpus': ['GPU0', ...], 'links': {(i, j): 'NV12' | 'PIX' |
+    ...}, 'cpu_affinity': {i: '0-15'}, 'numa_affinity': {i: '0'}}`` (the terminal's
+    underline escapes dropped).'''
+    require(text and text.strip(), 'nvidia-smi topo -m output is empty')
+    lines = [re.sub(r'\x1b\[[0-9;]*m', '', ln) for ln in text.splitlines()]
+    head = next((ln for ln in lines if ln.strip().startswith('GPU0')), None)
+    require(head is not None, 'nvidia-smi topo -m: no header row starting with GPU0')
+    cols = [c.strip() for c in head.strip().split('\t')]
+    gpus = [c for c in cols if re.fullmatch(r'GPU\d+', c)]
+    out = {'gpus': gpus, 'links': {}, 'cpu_affinity': {}, 'numa_affinity': {}}
+    for ln in lines[lines.index(head) + 1:]:
+        cells = [c.strip() for c in ln.split('\t')]
+        if not re.fullmatch(r'GPU\d+', cells[0] if cells else ''):
+            continue
+        i = gpus.index(cells[0])
+        require(len(cells) >= len(gpus) + 1, f'nvidia-smi topo -m: row {cells[0]} has '
+                f'{len(cells) - 1} cells, {len(gpus)} GPUs in the header')
+        for j in range(len(gpus)):
+            link = cells[1 + j]
+            require(link == 'X' or re.fullmatch(r'(NV\d+|PIX|PXB|PHB|NODE|SYS)', link),
+                    f'nvidia-smi topo -m: {cells[0]} to {gpus[j]}: link {link!r} not understood')
+            out['links'][(i, j)] = link
+        extra = dict(zip(cols[len(gpus):], cells[1 + len(gpus):]))
+        out['cpu_affinity'][i] = extra.get('CPU Affinity')
+        out['numa_affinity'][i] = extra.get('NUMA Affinity')
+    require(len(out['cpu_affinity']) == len(gpus),
+            f'nvidia-smi topo -m: {len(out["cpu_affinity"])} rows for {len(gpus)} GPUs')
+    return out
