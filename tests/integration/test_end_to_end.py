@@ -2,6 +2,7 @@
 its reason; the perflogs go into the real Elasticsearch, once.'''
 import os
 import re
+import shutil
 
 import pytest
 
