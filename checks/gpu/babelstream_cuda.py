@@ -25,9 +25,7 @@ class BabelStreamCuda(GpuMixin, MdxBenchTest):
     per_gpu_table = {k: (k, 'GB/s', 'higher') for k in KERNELS}
 
     @run_before('run')
-    def set_command(self):
-        self.num_tasks = 1
-        self.num_tasks_per_node = 1
+    def one_run_per_gpu(self):
         self.executable = f'sh {SCRIPTS}/per-gpu.sh'
         self.executable_opts = [str(self.num_gpus), '--device', self.bench_path,
                                 '--arraysize', str(self.array_size),
@@ -35,6 +33,4 @@ class BabelStreamCuda(GpuMixin, MdxBenchTest):
         self.mdx_extra = {'array_elements': self.array_size, 'array_bytes': self.array_size * 8}
 
     def derive(self, results):
-        if results['gpus'] != self.num_gpus:
-            raise ValueError(f'BabelStream ran on {results["gpus"]} GPU(s), '
-                             f'{self.num_gpus} declared')
+        self.check_gpus_seen(results['gpus'], 'BabelStream')

@@ -24,10 +24,7 @@ class GpuConformance(GpuMixin, MdxBenchTest):
                      'pcie_width': ('pcie_width', 'lanes', 'higher')}
 
     @run_before('run')
-    def set_command(self):
-        self.num_tasks = 1
-        self.num_tasks_per_node = 1
-        self.executable = self.bench_path
+    def set_options(self):
         self.executable_opts = [f'--query-gpu={",".join(nvsmi.QUERY)}', '--format=csv']
 
     def derive(self, results):

@@ -32,16 +32,11 @@ class Nvbandwidth(GpuMixin, MdxBenchTest):
                   'd2d_write_ce': ('d2d_write_ce_gbs_worst', 'GB/s', 'higher')}
 
     @run_before('run')
-    def set_command(self):
-        self.num_tasks = 1
-        self.num_tasks_per_node = 1
-        self.executable = self.bench_path
+    def set_options(self):
         self.executable_opts = ['-t'] + CASES
 
     def derive(self, results):
-        found = len(results['devices'])
-        if found != self.num_gpus:
-            raise ValueError(f'nvbandwidth saw {found} GPU(s), {self.num_gpus} declared')
+        self.check_gpus_seen(len(results['devices']), 'nvbandwidth')
         figures = nvbandwidth.per_gpu(results)
         self.mdx_extra = dict(self.mdx_extra, devices=results['devices'],
                               pairs=figures.pop('pairs_of'), waived=results['waived'])

@@ -6,7 +6,6 @@
 # enabled, unidirectional and bidirectional, latency), and the pairs that can use P2P; every
 # pair's figures go to the perflog. A node of one GPU has no pair: those are not measured.
 import reframe as rfm
-from reframe.core.builtins import run_before
 
 from mdxbench.base import MdxBenchTest
 from mdxbench.gpu import GpuMixin
@@ -31,17 +30,8 @@ class GpuP2pBandwidthLatency(GpuMixin, MdxBenchTest):
         'p2p_pairs': ('p2p_pairs', 'count', 'higher'),
     }
 
-    @run_before('run')
-    def set_command(self):
-        self.num_tasks = 1
-        self.num_tasks_per_node = 1
-        self.executable = self.bench_path
-
     def derive(self, results):
-        found = len(results['devices'])
-        if found != self.num_gpus:
-            raise ValueError(f'p2pBandwidthLatencyTest saw {found} GPU(s), '
-                             f'{self.current_partition.name} declares {self.num_gpus}')
+        self.check_gpus_seen(len(results['devices']), 'p2pBandwidthLatencyTest')
         s = p2p.summary(results)
         pairs = s.pop('pairs_of')
         results.update({k: v for k, v in s.items() if v is not None})

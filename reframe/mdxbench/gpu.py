@@ -11,7 +11,7 @@ A partition without GPUs declares none, and the checks skip there, saying so, be
 look for their binaries: what a partition has is declared in its site configuration, never
 probed at run time.'''
 import reframe as rfm
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import run_after, run_before, variable
 
 def gpu_count(partition):
     '''The GPUs a node of ``partition`` has: ReFrame's ``devices`` of type gpu.'''
@@ -81,6 +81,20 @@ class GpuMixin(rfm.RegressionTestPlugin):
         if self.reference:
             self.reference = expand_reference(self.reference, self.per_gpu_table,
                                               self.num_gpus)
+
+    @run_before('run')
+    def one_process_on_the_node(self):
+        '''The GPU programs drive every GPU of the node from one process (a check's own hook,
+        after this one, sets its options).'''
+        self.num_tasks = 1
+        self.num_tasks_per_node = 1
+        self.executable = self.bench_path
+
+    def check_gpus_seen(self, found, program):
+        '''The program saw as many GPUs as the partition declares, or the case fails.'''
+        if found != self.num_gpus:
+            raise ValueError(f'{program} saw {found} GPU(s), {self.current_system.name}:'
+                             f'{self.current_partition.name} declares {self.num_gpus}')
 
     def not_here(self):
         if gpu_count(self.current_partition) < 1:

@@ -121,3 +121,40 @@ def test_the_gpu_checks_are_cases_on_mdx1_and_skip_where_no_gpu_is_declared(tmp_
     for n in names:
         assert any(n in line and 'SKIP' in line and 'mdx2:vc16m32g declares no GPU' in line
                    for line in dry.stdout.splitlines()), dry.stdout
+
+
+def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
+    '''--dry-run on mdx1 (8 GPUs declared) with stand-in binaries on PATH (ReFrame only
+    looks them up; nothing runs): each check one process on the node, BabelStream once per
+    GPU through scripts/per-gpu.sh, nvbandwidth the cases the figures come from, nvidia-smi
+    the fields the conformance reads.'''
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    from mdxbench import REPO_ROOT
+    from mdxbench.parsers import nvsmi
+
+    stubs = tmp_path / 'bin'
+    stubs.mkdir()
+    for name in ('nvidia-smi', 'nvbandwidth', 'p2pBandwidthLatencyTest', 'cuda-stream'):
+        (stubs / name).write_text('#!/bin/sh\nexit 0\n')
+        (stubs / name).chmod(0o755)
+    exe = pathlib.Path(sys.executable).parent / 'reframe'
+    env = dict(os.environ, RFM_CONFIG_FILES=str(REPO_ROOT / 'site-configs' / 'settings.py'),
+               MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
+               PATH=f"{stubs}{os.pathsep}{os.environ['PATH']}")
+    res = subprocess.run([str(exe), '-c', 'checks/gpu', '--dry-run', '--system', 'mdx1',
+                          '--nocolor'], capture_output=True, text=True, env=env,
+                         cwd=REPO_ROOT, timeout=300)
+    assert res.returncode == 0 and 'Ran 4/4 test case(s)' in res.stdout, res.stdout[-3000:]
+    last = {p.parent.name: p.read_text().strip().splitlines()[-1]
+            for p in (tmp_path / 'state').rglob('rfm_job.sh')}
+    assert last['BabelStreamCuda'].endswith(
+        f'per-gpu.sh 8 --device {stubs}/cuda-stream --arraysize 33554432 --numtimes 100')
+    assert last['GpuP2pBandwidthLatency'] == f'srun {stubs}/p2pBandwidthLatencyTest'
+    assert last['Nvbandwidth'].startswith(f'srun {stubs}/nvbandwidth -t host_to_device_memcpy_ce')
+    assert f"--query-gpu={','.join(nvsmi.QUERY)} --format=csv" in last['GpuConformance']
+    for text in (tmp_path / 'state').rglob('rfm_job.sh'):
+        assert '#SBATCH --ntasks=1' in text.read_text()
