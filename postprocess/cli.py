@@ -6,6 +6,12 @@ perflogs of the suite's ReFrame runs, stored in Elasticsearch.
     mdxbench regress [PATH ...]    regressions against a baseline (exit 1 when any)
     mdxbench changes [PATH ...]    change points over each series' history, explained
     mdxbench event add|list        system events to cut the baseline at
+    mdxbench cycle                 one cycle of the operator's loop: run, ingest, change
+                                   points, incidents, the site, notify
+    mdxbench schedule install|list|remove
+                                   cycles as Slurm scrontab entries, one per system
+    mdxbench incident list|show|ack|split
+                                   the incidents; split: system or software
     mdxbench acceptance [PATH ...] per-node verdicts of the acceptance checks
     mdxbench accept                one job per node with every acceptance check, verdicts
     mdxbench report --out DIR      the papers' tables, figures and trend pages (HTML)
@@ -13,8 +19,9 @@ perflogs of the suite's ReFrame runs, stored in Elasticsearch.
     mdxbench export --out F        the records as Parquet (for --parquet)
     mdxbench history sync|status|verify
                                    the local Parquet copy every Elasticsearch reader uses
+    mdxbench session --report F    one ReFrame session: results, skips by reason, minutes
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
-    mdxbench bench ingest|regress|changes|mde|cycle|accept
+    mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store|parsers
                                    speed and memory of mdxbench itself
 
 This module parses and calls: each command's arguments and its one call are in
