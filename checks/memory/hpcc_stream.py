@@ -18,8 +18,9 @@ class HpccStream(MdxBenchTest):
     output_file = 'hpccoutf.txt'
     parser = staticmethod(hpcc.stream)
     time_limit = '20m'
-    #: every STREAM array at least this many times the last-level cache
-    llc_factor = variable(int, value=4)
+    #: every STREAM array at least this many times the last-level cache (the record says
+    #: which: below 1 the arrays fit in it, and the figure is the cache's)
+    llc_factor = variable(int, float, value=4)
     perf_table = {
         'copy': ('copy', 'GB/s', 'higher'), 'scale': ('scale', 'GB/s', 'higher'),
         'add': ('add', 'GB/s', 'higher'), 'triad': ('triad', 'GB/s', 'higher'),

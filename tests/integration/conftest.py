@@ -72,10 +72,12 @@ MAIN_SHORT = ['-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
               '-S', 'LikwidCacheSweep.repeats=1', '-S', 'BabelStreamOmp.num_times=20',
               '-S', 'HpccHpl.problem_size=3000', '-S', 'FftwMpi2d.points=2048',
               '-S', 'scale_factor=0.05',
-              # HPCC's arrays 1x the last-level cache, not 4x: hpcc runs every kernel at the
-              # N that STREAM needs, and this machine's 300 MiB L3 made that N = 21,888
-              # (HPL alone minutes; 10 of the suite's 16 minutes): 1x is N = 10,944
-              '-S', 'HpccStream.llc_factor=1']
+              # HPCC's arrays a quarter of the last-level cache, not 4x: hpcc runs every
+              # kernel at the N that STREAM needs, and this machine's 300 MiB L3 made that
+              # N = 21,888 (HPL alone minutes; 10 of the suite's 16 minutes), 1x N = 10,944
+              # (163 s). At 0.25 (N = 5,568) the figure is the L3's, as the record's
+              # llc_factor says; CI runs the check's path and judges no figure on `local`
+              '-S', 'HpccStream.llc_factor=0.25']
 
 
 def main_job_run(out, env, *reframe_args, stage='rfm', timeout=2700):
