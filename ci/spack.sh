@@ -149,7 +149,7 @@ EOF
     log "Spack: $("$WRAPPER" --version) in $SPACK_HOME/spack (builtin repository $(basename "$pkgs"))"
 }
 
-# pin NAME: the value of NAME in spack/pins.env, or of MDXBENCH_NAME where that is set
+# pin NAME: the value of NAME in spack/pins.env, or of MDXBENCH_<NAME> where that is set
 pin() {
     local var="MDXBENCH_$1"
     if [[ -n ${!var:-} ]]; then echo "${!var}"; return; fi

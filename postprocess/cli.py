@@ -30,10 +30,10 @@ This module parses and calls: each command's arguments and its one call are in
 import argparse
 import sys
 
+from mdxbench.post import exits
 from mdxbench.post.commands import COMMANDS
-from mdxbench.post.commands.options import EXIT_USAGE
 from mdxbench.post.store import esclient, history
-from mdxbench.post.store.ingest import EXIT_NOT_STORED, TlsVerificationError
+from mdxbench.post.store.ingest import TlsVerificationError
 
 
 def build_parser():
@@ -71,23 +71,23 @@ def main(argv=None):
         return args._command(args)
     except esclient.ConfigError as err:
         print(f'mdxbench: configuration: {err}', file=sys.stderr)
-        return EXIT_USAGE
+        return exits.USAGE
     except history.Unreachable as err:
         print(f'mdxbench: {esclient.redact(str(err))}', file=sys.stderr)
-        return history.EXIT_UNREACHABLE
+        return exits.PENDING
     except TlsVerificationError as err:
         print(f'mdxbench: {esclient.redact(str(err))}; nothing was sent, the perflogs keep '
               f'every record', file=sys.stderr)
-        return EXIT_USAGE
+        return exits.USAGE
     except (FileNotFoundError, ValueError) as err:
         print(f'mdxbench: {err}', file=sys.stderr)
-        return EXIT_USAGE
+        return exits.USAGE
     except Exception as err:
         from elasticsearch import ApiError
 
         if isinstance(err, ApiError):
             print(f'mdxbench: {describe_api_error(err)}', file=sys.stderr)
-            return EXIT_NOT_STORED
+            return exits.FOUND
         raise
 
 

@@ -14,20 +14,16 @@ variable, in completion-time order. Detection, per series:
    different at ``max_pvalue``; the weakest failing candidate is dropped and the others
    re-tested against their new neighbours, until all pass.
 
-Each kept change point is then explained from the stored provenance of the runs either
-side: the benchmark binary (Spack hash or Debian package), the toolchain, the benchmark's
-version, the suite commit, the compute node's kernel, the node set, and the system events
-recorded (``mdxbench event add``) between the last run before and the first run after.
-Whether a change is a regression is what the check declared for the perf variable
-(``better``); a series without a declaration gives ``no-direction``, never a guess.
+Each kept change point is then explained (:mod:`mdxbench.post.analysis.explain`); which
+scan reads the history -- one table in memory, Parquet files in bounded memory, or a scan
+kept between cycles -- is :func:`mdxbench.post.analysis.scan.find`'s choice.
 '''
-import json
 import math
 
 import numpy as np
 import polars as pl
 
-from mdxbench.post.store import events as events_store
+from mdxbench.post.analysis import screen
 
 #: series identity (environ included: HPL on OpenBLAS and on MKL are two series)
 SERIES = ['system', 'partition', 'environ', 'check', 'perf_var', 'unit', 'better']
@@ -41,28 +37,6 @@ PENALTY = 6.0
 MIN_EFFECT = 0.03
 MAX_PVALUE = 0.01
 MIN_SIZE = 5
-
-#: provenance fields compared either side of a change point: name -> how to read a meta
-PROVENANCE = {
-    'binary': lambda m: _binary(m.get('binary')),
-    'toolchain': lambda m: _binary(m.get('toolchain')),
-    'bench_version': lambda m: m.get('bench_version'),
-    'suite': lambda m: (m.get('suite_commit') or '')[:12] or None,
-    'kernel': lambda m: m.get('node_kernel'),
-}
-
-
-def _binary(b):
-    if isinstance(b, str):              # Elasticsearch's flattened field keeps JSON text
-        try:
-            b = json.loads(b)
-        except ValueError:
-            return b
-    if not b:
-        return None
-    return (b.get('spack_spec', '') + ' ' + b.get('spack_hash', '')).strip() \
-        or b.get('debian_package') or b.get('path') or b.get('source')
-
 
 def noise(x):
     '''Run-to-run noise (standard deviation) from the mean square successive difference.'''
@@ -137,8 +111,6 @@ def segment(z, pen, min_size=MIN_SIZE, window=WINDOW):
     nothing in it.'''
     import ruptures as rpt
 
-    from mdxbench.post.analysis import screen
-
     def pelt(part):
         return rpt.KernelCPD(kernel='linear', min_size=min_size, jump=1).fit(part) \
             .predict(pen=pen)[:-1]
@@ -179,8 +151,6 @@ def detect_each(values, starts, ns, kw):
     out in ``values`` at ``starts``/``ns``. The series that provably have no change point
     (:func:`mdxbench.post.analysis.screen.quiet`, one of :data:`WINDOW` runs at most) are
     not segmented: the change points are the same, most series cost a few NumPy passes.'''
-    from mdxbench.post.analysis import screen
-
     starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
     # a series longer than a window is segmented in windows: not screened (nor its cost paid)
     short = np.flatnonzero(ns <= WINDOW)
@@ -204,114 +174,6 @@ def scan(df, penalty=PENALTY, min_effect=MIN_EFFECT, max_pvalue=MAX_PVALUE,
     return d, [dict(keys[k], **cp, row=start + cp['index'], series_n=n, series_start=start)
                for k, start, n, cp in detect_each(d['value'].to_numpy(), g['start'],
                                                      g['n'], kw)]
-
-
-def verdict(better, effect):
-    if better not in ('higher', 'lower'):
-        return 'no-direction'
-    worse = effect < 0 if better == 'higher' else effect > 0
-    return 'regression' if worse else 'improvement'
-
-
-def _meta(row):
-    m = row['meta']
-    try:
-        return json.loads(m) if isinstance(m, str) else (m or {})
-    except ValueError:
-        return {}
-
-
-def explain(d, cp, events=(), context=3):
-    '''Add to ``cp`` what changed with it: provenance of up to ``context`` runs either
-    side (``changed``: field -> [before values, after values]; ``unchanged``), the
-    events in between, the verdict, and a sentence for people.'''
-    i, s0 = cp['row'], cp['series_start']
-    before = d.slice(max(s0, i - context), i - max(s0, i - context)).to_dicts()
-    after = d.slice(i, min(context, s0 + cp['series_n'] - i)).to_dicts()
-    first = after[0]
-    changed, unchanged = {}, []
-    for name, get in PROVENANCE.items():
-        b = sorted({str(get(_meta(r))) for r in before if get(_meta(r)) is not None})
-        a = sorted({str(get(_meta(r))) for r in after if get(_meta(r)) is not None})
-        if not b and not a:
-            continue
-        if b != a:
-            changed[name] = [b, a]
-        else:
-            unchanged.append(name)
-    # nodes: those of the first runs after that no earlier run of the series used (a
-    # rotation over the same nodes is no change)
-    seen = {n for r in d.slice(s0, i - s0)['nodes'].to_list() for n in (r or '').split(',') if n}
-    new = sorted({n for r in after for n in (r['nodes'] or '').split(',') if n} - seen)
-    if new:
-        changed['new nodes'] = [sorted({n for r in before for n in (r['nodes'] or '').split(',')
-                                        if n}), new]
-    elif seen:
-        unchanged.append('nodes')
-
-    t_prev, t_first = before[-1]['time'], first['time']
-    evs = [e for e in events
-           if e['system'] == cp['system'] and e.get('partition') in (None, cp['partition'])
-           and t_prev < e['_time'] <= t_first]
-    v = verdict(cp['better'], cp['effect'])
-    cp.update(run=cp['index'] + 1, jobid=first['jobid'], nodes=first['nodes'] or '',
-              time=t_first.isoformat(),
-              previous_time=t_prev.isoformat(), changed=changed, unchanged=unchanged,
-              events=[{'time': e['time'], 'name': e['name'], 'note': e.get('note'),
-                       'partition': e.get('partition')} for e in evs],
-              verdict=v)
-    cp['explanation'] = sentence(cp)
-    return cp
-
-
-def sentence(cp):
-    '''``mdx2:vc16m32g BabelStreamOmp triad -22% (383 -> 298 GB/s) since 2026-10-03 run
-    41; binary and suite unchanged; event 2026-10-02 "hypervisor kernel update"``.'''
-    parts = [f"{cp['system']}:{cp['partition']} {cp['check']} {cp['perf_var']} "
-             f"{cp['effect']:+.0%} ({cp['before']:.4g} \u2192 {cp['after']:.4g} {cp['unit']}) "
-             f"since {cp['time'][:10]} run {cp['run']} (job {cp['jobid']})"]
-    for name, (b, a) in cp['changed'].items():
-        parts.append(f"{name} {', '.join(b) or '?'} \u2192 {', '.join(a) or '?'}")
-    if cp['unchanged']:
-        parts.append(' and '.join([', '.join(cp['unchanged'][:-1]), cp['unchanged'][-1]]
-                                  if len(cp['unchanged']) > 1 else cp['unchanged'])
-                     + ' unchanged')
-    for e in cp['events']:
-        parts.append(f"event {e['time'][:10]} \"{e['name']}\""
-                     + (f" ({e['note']})" if e.get('note') else ''))
-    if not cp['events']:
-        parts.append('no recorded event')
-    return '; '.join(parts)
-
-
-SEVERITY = {'regression': 0, 'no-direction': 1, 'improvement': 2}
-
-
-def find(source, events=(), since=None, nproc=None, **kw):
-    '''Explained change points, regressions first, then by size of the change; only
-    those whose first run is at or after ``since`` (a datetime) when given.
-
-    ``source``: the records table, or Parquet files (a path, a directory, a list), which
-    are scanned in bounded memory by ``nproc`` processes
-    (:mod:`mdxbench.post.analysis.chunked`).'''
-    import datetime as dt
-
-    evs = events_store.timed(events)
-    if isinstance(source, pl.DataFrame):
-        d, cps = scan(source, **kw)
-    else:
-        from mdxbench.post.analysis import chunked
-
-        d, cps = chunked.scan(source, nproc, events=evs, **kw)
-    # a kept scan copy's come explained
-    out = [cp if 'explanation' in cp else explain(d, cp, evs) for cp in cps]
-    if since is not None:
-        out = [cp for cp in out if dt.datetime.fromisoformat(cp['time']) >= since]
-    out.sort(key=lambda c: (SEVERITY[c['verdict']], -abs(c['effect'])))
-    for c in out:
-        for k in ('row', 'series_start', '_sid'):
-            c.pop(k, None)
-    return out
 
 
 def tuning(penalty=None, min_effect=None, max_pvalue=None):

@@ -1,5 +1,5 @@
 '''Change points of a history kept as Parquet files, in memory bounded by a chunk, not by
-the history (:func:`mdxbench.post.analysis.changes.find` given file paths).
+the history (:func:`mdxbench.post.analysis.scan.find` given file paths).
 
 The history copy (:mod:`mdxbench.post.store.history`) and ``mdxbench export`` keep the
 records as Parquet files. A year of nightly runs of 100,000 series is 36.5 M records;
@@ -41,7 +41,7 @@ from mdxbench.post.store import records
 #: in a worker beside their copy
 CHUNK_ROWS = 2_000_000
 
-#: the columns :func:`~mdxbench.post.analysis.changes.explain` reads besides ``meta``
+#: the columns :func:`~mdxbench.post.analysis.explain.explain` reads besides ``meta``
 EXPLAIN = ['time', 'value', 'jobid', 'nodes']
 #: what the changed series' runs are gathered with
 EXPLAINED = ['_sid'] + EXPLAIN + ['meta']
@@ -116,11 +116,32 @@ def series_count(source, where=None):
     return pl.concat(sids)['_sid'].n_unique() if sids else 0
 
 
-def _locator(fi, group):
-    '''A record's place in the history as one 64-bit number: file (16 bits), row group
-    (24), row (24).'''
-    return (pl.lit(fi, pl.UInt64) * 2 ** 48 + pl.lit(group, pl.UInt64) * 2 ** 24
+#: a record's place in the history is one 64-bit number: its file, row group and row
+FILE_BITS, GROUP_BITS, ROW_BITS = 16, 24, 24
+ROW_MASK = (1 << ROW_BITS) - 1
+GROUP_MASK = (1 << GROUP_BITS) - 1
+
+
+def locator(fi, group):
+    '''The place of each record of row group ``group`` of file ``fi`` (its row ``_at``)
+    as one 64-bit number: file, row group and row in FILE_BITS, GROUP_BITS and ROW_BITS.'''
+    return (pl.lit(fi, pl.UInt64) * 2 ** (GROUP_BITS + ROW_BITS)
+            + pl.lit(group, pl.UInt64) * 2 ** ROW_BITS
             + pl.col('_at').cast(pl.UInt64)).alias('_loc')
+
+
+def group_key(locs):
+    '''The file and row group of places ``locs`` as one number (file << GROUP_BITS | group).'''
+    return locs >> np.uint64(ROW_BITS)
+
+
+def row_of(locs):
+    return locs & np.uint64(ROW_MASK)
+
+
+def file_and_group(key):
+    '''(file, row group) of a :func:`group_key`.'''
+    return int(key >> np.uint64(GROUP_BITS)), int(key & np.uint64(GROUP_MASK))
 
 
 def _narrow(paths, fi, group, where):
@@ -129,7 +150,7 @@ def _narrow(paths, fi, group, where):
 
     with pq.ParquetFile(paths[fi]) as f:
         table = f.read_row_group(group, columns=_present(paths[fi], ROUTE))
-    return _records(table, where).select('_sid', 'time', 'value', _locator(fi, group))
+    return _records(table, where).select('_sid', 'time', 'value', locator(fi, group))
 
 
 #: a routed chunk's files: ``<chunk>/<tag>`` + this (Arrow IPC)
@@ -139,7 +160,7 @@ CHUNK_SCHEMA = {'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'), 'value': pl
                 '_loc': pl.UInt64}
 
 
-def _route(task):
+def route(task):
     '''Append each record of the task's row groups to the file of its chunk:
     ``<out>/<chunk>/<tag>.arrow``, its buffers compressed with ``compression`` (None,
     ``'zstd'``).'''
@@ -197,7 +218,7 @@ def laid_out(part):
     return part, sids, starts, np.diff(np.concatenate([starts, [len(sids)]]))
 
 
-def _shares(items, nproc, weight=lambda item: 1):
+def shares(items, nproc, weight=lambda item: 1):
     '''``items`` in ``nproc`` contiguous shares of about equal weight.'''
     total = sum(weight(i) for i in items)
     shares, acc = [[] for _ in range(nproc)], 0
@@ -218,7 +239,7 @@ def row_groups(paths):
     return out
 
 
-class _pool:
+class Pool:
     '''``nproc`` spawned processes (Polars' threads do not survive a fork), or None for
     one.'''
     def __init__(self, nproc):
@@ -241,7 +262,8 @@ def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
     routed and segmented by ``pool`` (or this process) in ``nproc`` shares. A history of
     one chunk is segmented in this process.'''
     groups = row_groups(paths)
-    if len(paths) >= 2 ** 16 or any(g >= 2 ** 24 or r >= 2 ** 24 for _, g, r in groups):
+    if len(paths) >= 2 ** FILE_BITS or any(g >= 2 ** GROUP_BITS or r >= 2 ** ROW_BITS
+                                           for _, g, r in groups):
         raise ValueError('changes: more than 65,536 files, or a file of more than 16 M row '
                          'groups or rows per group: scan it as one table')
     total = sum(r for _, _, r in groups)
@@ -251,11 +273,11 @@ def locate(paths, pool=None, nproc=1, chunk_rows=CHUNK_ROWS, where=None, **kw):
                             pl.DataFrame(schema=CHUNK_SCHEMA), kw)
     chunks = -(-total // chunk_rows)
     run = pool.map if pool else map
-    shares = _shares([(fi, g) for fi, g, _ in groups], nproc,
-                     weight=dict(((fi, g), r) for fi, g, r in groups).get)
+    work = shares([(fi, g) for fi, g, _ in groups], nproc,
+                  weight=dict(((fi, g), r) for fi, g, r in groups).get)
     with tempfile.TemporaryDirectory(prefix='mdxbench-scan-') as tmp:
-        list(run(_route, [(paths, share, chunks, tmp, i, where, None)
-                          for i, share in enumerate(shares)]))
+        list(run(route, [(paths, share, chunks, tmp, i, where, None)
+                         for i, share in enumerate(work)]))
         parts = sorted(pathlib.Path(tmp).iterdir())
         return [f for got in run(segment_part, parts, [kw] * len(parts)) for f in got]
 
@@ -313,64 +335,30 @@ def _gather(task):
     return table, keys
 
 
-def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, keep=None,
-         full=False, events=None, **kw):
+def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw):
     '''As :func:`mdxbench.post.analysis.changes.scan` for the Parquet files of ``source``:
     (the runs of the series that changed, each series' in order, with what
-    :func:`~mdxbench.post.analysis.changes.explain` reads and ``meta`` on the ``context``
+    :func:`~mdxbench.post.analysis.explain.explain` reads and ``meta`` on the ``context``
     runs either side of each change point; the change points). ``where``
-    (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.
-
-    ``keep``: a directory where the routed chunks, each series' change points and their
-    explanations are kept from scan to scan
-    (:class:`mdxbench.post.analysis.scancopy.ScanCopy`; ``full``: routed and detected
-    again whole), so that a scan routes only new or changed files, detects again only the
-    series whose new runs could move their change points, and reads records only for
-    change points not explained before (with ``events``, the timed events, by which they
-    are explained; others change every explanation). Its change points come explained.'''
+    (a Polars expression) selects the records scanned: ``pl.col('system') == 'mdx2'``.'''
     paths = files(source)
     nproc = nproc or workers()
-    cache, cached = None, []
-    with _pool(nproc) as pool:
-        if keep is not None:
-            from mdxbench.post.analysis import scancopy
-
-            if where is not None:
-                raise ValueError('changes: a kept scan copy scans whole files (no where=)')
-            copy = scancopy.ScanCopy(keep)
-            found, paths = copy.locate(paths, pool, nproc, chunk_rows, full, **kw)
-            cache = copy.explanations(events or ())
-            cached = [f for f in found if (f[0], f[1]['index']) in cache]
-            found = [f for f in found if (f[0], f[1]['index']) not in cache]
-        else:
-            found = locate(paths, pool, nproc, chunk_rows, where, **kw)
-        if not found and not cached:
+    with Pool(nproc) as pool:
+        found = locate(paths, pool, nproc, chunk_rows, where, **kw)
+        if not found:
             return None, []
-        d, cps = _read_changed(paths, found, pool, nproc, context) if found else (None, [])
-    if cache is None:
-        return d, cps
-    from mdxbench.post.analysis.changes import explain, sentence, verdict
-
-    cps = [explain(d, cp, events or (), context) for cp in cps]
-    for sid, cp, locs in cached:
-        one = dict(cache[(sid, cp['index'])], **cp, series_n=len(locs), _sid=sid)
-        one['verdict'] = verdict(one['better'], one['effect'])
-        one['explanation'] = sentence(one)
-        cps.append(one)
-    copy.keep_explanations(events or (), cps, context, read=len(found))
-    return d, cps
+        return read_changed(paths, found, pool, nproc, context)
 
 
 def _by_group(locs):
-    '''(file and row group as one number, the rows) of the sorted places ``locs``, a
-    row group at a time.'''
-    groups = locs >> np.uint64(24)
+    '''(:func:`group_key`, the rows) of the sorted places ``locs``, a row group at a time.'''
+    groups = group_key(locs)
     cuts = np.flatnonzero(np.diff(groups)) + 1
     for part in np.split(locs, cuts) if len(locs) else ():
-        yield part[0] >> np.uint64(24), part & np.uint64(0xFFFFFF)
+        yield group_key(part[0]), row_of(part)
 
 
-def _read_changed(paths, found, pool, nproc, context):
+def read_changed(paths, found, pool, nproc, context):
     '''(the runs of the series of ``found``, each series' in order, with time, value,
     job, nodes and ``meta`` on the ``context`` runs either side of each change point; the
     change points with their series keys and rows).'''
@@ -386,13 +374,12 @@ def _read_changed(paths, found, pool, nproc, context):
     with_meta = np.unique(np.concatenate(near).astype(np.uint64))
     want = []
     for key, rows in _by_group(every):
-        lo, hi = np.searchsorted(with_meta, [key << np.uint64(24),
-                                             (key + np.uint64(1)) << np.uint64(24)])
-        want.append(((int(key >> np.uint64(24)), int(key & np.uint64(0xFFFFFF))),
-                     (rows, with_meta[lo:hi] & np.uint64(0xFFFFFF))))
+        lo, hi = np.searchsorted(with_meta, [key << np.uint64(ROW_BITS),
+                                             (key + np.uint64(1)) << np.uint64(ROW_BITS)])
+        want.append((file_and_group(key), (rows, row_of(with_meta[lo:hi]))))
     with tempfile.TemporaryDirectory(prefix='mdxbench-explain-') as tmp:
         tasks = [(paths, share, f'{tmp}/{i}.arrow' if pool else None)
-                 for i, share in enumerate(_shares(want, nproc, lambda w: len(w[1][0])))]
+                 for i, share in enumerate(shares(want, nproc, lambda w: len(w[1][0])))]
         got = [g for g in (pool.map(_gather, tasks) if pool else map(_gather, tasks))
                if g is not None]
         parts = [pl.read_ipc(t, memory_map=False) if isinstance(t, str) else t for t, _ in got]

@@ -22,7 +22,7 @@ import polars as pl
 import yaml
 
 from mdxbench import references
-from mdxbench.post.analysis import changes
+from mdxbench.post.analysis import changes, explain
 from mdxbench.post.analysis.stats import SIGMA_PER_MAD
 
 MIN_RUNS = 5
@@ -66,7 +66,7 @@ def propose(df, system, since=None, k=K, floor=FLOOR, min_runs=MIN_RUNS):
         tol = min(max(floor, k * SIGMA_PER_MAD * mad / abs(med)), 1.0)
         metas = [json.loads(m) if m else {} for m in rows['meta'].to_list()]
         suites = sorted({(m.get('suite_commit') or '?')[:7] for m in metas})
-        bins = sorted({str(changes.PROVENANCE['binary'](m)) for m in metas})
+        bins = sorted({str(explain.PROVENANCE['binary'](m)) for m in metas})
         times = rows['time']
         params = json.loads(rows['params'][-1] or '{}')
         entry = {'var': key['perf_var'], 'value': float(f'{med:.4g}'), 'unit': key['unit'],

@@ -29,7 +29,7 @@ import shutil
 import numpy as np
 import polars as pl
 
-from mdxbench.post.analysis import changes, chunked, incremental
+from mdxbench.post.analysis import changes, chunked, explain, incremental
 
 #: the kept copy's layout: a copy of another (1: Parquet chunk files) is routed again whole
 LAYOUT = 2
@@ -147,7 +147,7 @@ class ScanCopy:
             raise ValueError('changes: the kept scan copy numbers 65,536 files: scan with '
                              '--full')
         groups = [(numbers.index(changed[fi]), g, r) for fi, g, r in chunked.row_groups(changed)]
-        shares = chunked._shares([(fi, g) for fi, g, _ in groups], nproc)
+        shares = chunked.shares([(fi, g) for fi, g, _ in groups], nproc)
         run = pool.map if pool else map
         self.root.mkdir(parents=True, exist_ok=True)
         tasks = []
@@ -158,7 +158,7 @@ class ScanCopy:
             tasks.extend((numbers, part, self.manifest['chunks'], str(self.root),
                           f'{_file_id(numbers[fi])}-{i}', None, 'zstd')
                          for fi, part in by_file.items())
-        list(run(chunked._route, tasks))
+        list(run(chunked.route, tasks))
         for p in changed:
             files[p] = {'stamp': current[p], 'id': _file_id(p)}
         parts = sorted(d for d in self.root.iterdir() if d.is_dir())
@@ -171,6 +171,31 @@ class ScanCopy:
         self.manifest['last'] = {'routed': len(changed), 'detected': again, 'series': nseries}
         self._save()
         return found, numbers
+
+    def scan(self, source, nproc=None, chunk_rows=chunked.CHUNK_ROWS, context=3, full=False,
+             events=(), **kw):
+        '''The explained change points of the Parquet files of ``source``, from this copy
+        brought up to date (``full``: routed and detected again whole): only new or changed
+        files are routed, only the series whose new runs could move their change points are
+        detected again, and records are read only for change points not explained before
+        with the same ``events`` (the timed events; others change every explanation).'''
+        paths = chunked.files(source)
+        nproc = nproc or chunked.workers()
+        with chunked.Pool(nproc) as pool:
+            found, paths = self.locate(paths, pool, nproc, chunk_rows, full, **kw)
+            cache = self.explanations(events)
+            cached = [f for f in found if (f[0], f[1]['index']) in cache]
+            found = [f for f in found if (f[0], f[1]['index']) not in cache]
+            d, cps = chunked.read_changed(paths, found, pool, nproc, context) if found \
+                else (None, [])
+        cps = [explain.explain(d, cp, events, context) for cp in cps]
+        for sid, cp, locs in cached:
+            one = dict(cache[(sid, cp['index'])], **cp, series_n=len(locs), _sid=sid)
+            one['verdict'] = explain.verdict(one['better'], one['effect'])
+            one['explanation'] = explain.sentence(one)
+            cps.append(one)
+        self.keep_explanations(events, cps, context, read=len(found))
+        return cps
 
     # --- explanations ---------------------------------------------------------------
     #: what a change point's explanation keeps besides its figures (which move with the

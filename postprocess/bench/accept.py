@@ -88,8 +88,8 @@ def main(system='nscluster', partition='nodes', reframe_args=None, max_jobs=None
           f'{cores} cores on this machine; ReFrame options: {" ".join(reframe_args)}')
     print(f'{"run":<40} {"jobs":>5} {"wall s":>8} {"x 1 node":>9} {"CPU s":>8} '
           f'{"CPU floor s":>12}  outcome')
-    for label, jobs, wall, cpu, outcome in rows:
-        print(f'{label:<40} {jobs:>5} {wall:>8.1f} {wall / one:>9.2f} {cpu:>8.1f} '
+    for label, njobs, wall, cpu, outcome in rows:
+        print(f'{label:<40} {njobs:>5} {wall:>8.1f} {wall / one:>9.2f} {cpu:>8.1f} '
               f'{cpu / cores:>12.1f}  {outcome}')
     ours, dist = rows[1], rows[2]
     floor = max(one, ours[3] / cores)

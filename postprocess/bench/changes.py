@@ -18,7 +18,6 @@ bimodal noise. Printed: detection rate within +-2 runs, mean location error (run
 change points per 1,000 stable series. Targets: >= 95% of 10% steps found within +-2 runs,
 <= 5 false per 1,000 stable series.
 '''
-import json
 import tempfile
 import pathlib
 
@@ -95,12 +94,12 @@ def _child(path, mode, naive_series):
     code = child.PEAK + f'''
 import json, resource, time
 t0 = time.perf_counter()
-from mdxbench.post.analysis import changes
+from mdxbench.post.analysis import changes, scan
 from mdxbench.post.store import records
 df = records.from_parquet({str(path)!r})
 if {mode!r} == 'scan':
     t1 = time.perf_counter()
-    cps = changes.find(df)
+    cps = scan.find(df)
     out = {{'found': len(cps), 'series': None, 'scan_seconds': time.perf_counter() - t1}}
 else:
     import polars as pl

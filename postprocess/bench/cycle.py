@@ -47,16 +47,16 @@ def _child(path, mode, keep=None, cps_out=None):
     code = child.PEAK + f'''
 import datetime as dt, json, resource, time
 t0 = time.perf_counter()
-from mdxbench.post.analysis import changes, incidents
+from mdxbench.post.analysis import incidents, scan
 from mdxbench.post.store import records
 if {mode!r} == 'table':
     df = records.from_parquet({str(path[0])!r})
     t1 = time.perf_counter()
-    cps = changes.find(df)
+    cps = scan.find(df)
     n = df.height
 else:
     t1 = time.perf_counter()
-    cps = changes.find({[str(p) for p in path]!r}, keep={str(keep) if keep else None!r})
+    cps = scan.find({[str(p) for p in path]!r}, keep={str(keep) if keep else None!r})
     n = None
 t2 = time.perf_counter()
 groups = incidents.group(cps)

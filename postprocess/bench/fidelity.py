@@ -10,7 +10,6 @@ side: OpenBLAS (environment `native`, the machine's libblas.so.3) and Intel MKL 
 import os
 import pathlib
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile

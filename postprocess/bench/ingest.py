@@ -38,7 +38,8 @@ def make_archive(directory, nrecords):
 def bench_ingest(nrecords, sample, url):
     from elasticsearch import Elasticsearch
 
-    from mdxbench.post.store.ingest import Ingestor, doc_id, index_name, to_document
+    from mdxbench.post.store.documents import doc_id, index_name, to_document
+    from mdxbench.post.store.ingest import Ingestor
 
     es = Elasticsearch(url, request_timeout=60)
     prefix = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'

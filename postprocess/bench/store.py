@@ -26,13 +26,12 @@ store kept under that prefix: loaded first when it holds nothing (a year of 100,
 runs`` records, never deleted (:func:`drop` it by hand).
 '''
 import datetime as dt
-import json
 import time
 import uuid
 
 from mdxbench import perflog
 from mdxbench.post.bench.ingest import FIXTURE
-from mdxbench.post.store import ingest as store_ingest
+from mdxbench.post.store import documents as mapping
 from mdxbench.post.bench import child
 
 SYSTEMS = ('mdx2', 'laurel', 'aws-pcluster', 'local')
@@ -57,8 +56,8 @@ def documents(prefix, nseries, runs, start=0, ingested_at=None, seed=5):
     rng = np.random.default_rng(seed + start)
     scale = rng.uniform(0.5, 1.5, lines)
     t0 = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
-    meta = store_ingest.flat_meta(recs[0]['meta'])
-    meta_json = store_ingest.meta_text(recs[0]['meta'])
+    meta = mapping.flat_meta(recs[0]['meta'])
+    meta_json = mapping.meta_text(recs[0]['meta'])
     ingested_at = ingested_at or dt.datetime.now(dt.timezone.utc).isoformat()
     for r in range(start, start + runs):
         noise = 1 + 0.02 * rng.standard_normal((lines, per_line))
@@ -74,11 +73,10 @@ def documents(prefix, nseries, runs, start=0, ingested_at=None, seed=5):
                            jobid=str(1000000 + r * lines + ln),
                            display_name=f'HpccStream %node={node}',
                            perf_value=round(float(rec["perf_value"] * scale[ln] * noise[ln, k]), 4))
-                doc = store_ingest.to_document(rec, f'bench/{system}.log', r + 1, meta,
+                doc = mapping.to_document(rec, f'bench/{system}.log', r + 1, meta,
                                                meta_json)
                 doc['ingested_at'] = ingested_at
-                yield ({'create': {'_index': store_ingest.index_name(prefix, rec),
-                                   '_id': doc['record_id']}}, doc)
+                yield mapping.create_action(mapping.index_name(prefix, rec), doc), doc
 
 
 def bulk_bodies(docs, per_request=2000):
@@ -135,7 +133,7 @@ def load(es, prefix, nseries, runs, start=0):
     import copy
 
     pattern = f'{prefix}-*'
-    template = store_ingest.template_body(prefix)
+    template = mapping.template_body(prefix)
     loading = copy.deepcopy(template)
     loading['template'].setdefault('settings', {})['refresh_interval'] = '-1'
     es.indices.put_index_template(name=prefix, **loading)
@@ -179,16 +177,16 @@ def bench_ingest_vs_bulk(es, nrecords, rounds=3):
                 docs = []
                 for n, line in enumerate(f.read_text().splitlines()[1:], 2):
                     recs = perflog.parse_line(line)
-                    meta = store_ingest.flat_meta(recs[0]['meta'])
-                    mj = store_ingest.meta_text(recs[0]['meta'])
+                    meta = mapping.flat_meta(recs[0]['meta'])
+                    mj = mapping.meta_text(recs[0]['meta'])
                     for rec in recs:
-                        d = store_ingest.to_document(rec, f, n, meta, mj)
+                        d = mapping.to_document(rec, f, n, meta, mj)
                         d['ingested_at'] = dt.datetime.now(dt.timezone.utc).isoformat()
-                        docs.append(({'create': {'_index': store_ingest.index_name(b, rec),
-                                                 '_id': d['record_id']}}, d))
+                        docs.append((mapping.create_action(mapping.index_name(b, rec), d),
+                                     d))
                 bodies = list(bulk_bodies(docs, 2000))
                 del docs
-                es.indices.put_index_template(name=b, **store_ingest.template_body(b))
+                es.indices.put_index_template(name=b, **mapping.template_body(b))
 
                 def raw():
                     t0 = time.perf_counter()
@@ -320,12 +318,12 @@ def main(url, series=10000, runs=365, records=100000, sample_runs=20, incrementa
     prefix = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
     sample = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
     try:
-        es.indices.put_index_template(name=prefix, **store_ingest.template_body(prefix))
+        es.indices.put_index_template(name=prefix, **mapping.template_body(prefix))
         t0 = time.perf_counter()
         total = load(es, prefix, series, runs)
         print(f'store: {total:,} records ({series:,} series x {runs} nightly runs) stored '
               f'with raw _bulk in {time.perf_counter() - t0:.0f} s')
-        es.indices.put_index_template(name=sample, **store_ingest.template_body(sample))
+        es.indices.put_index_template(name=sample, **mapping.template_body(sample))
         nsample = load(es, sample, series, sample_runs)
         # the table itself (with its provenance, about 1 KB a record) is read too up to
         # TABLE_MAX records: past that it would not fit here, and the cycle does not read it

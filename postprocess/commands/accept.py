@@ -1,8 +1,8 @@
 '''``mdxbench accept``: one job per node running every acceptance check, verdicts.'''
 import pathlib
-import subprocess
 import sys
 
+from mdxbench.post import exits
 from mdxbench.post.commands import options
 from mdxbench.post.fleet import accept, jobs, verdicts
 from mdxbench.post.site import text
@@ -54,7 +54,7 @@ def run(args):
     if not cases:
         print(f'mdxbench accept: no acceptance check selected for {args.system}:'
               f'{args.partition} with {" ".join(rf_args) or "no options"}', file=sys.stderr)
-        return options.EXIT_USAGE
+        return exits.USAGE
     if args.dry_run:
         print(accept.dry_run(plan, cases))
         return 0
@@ -76,4 +76,4 @@ def run(args):
     if args.json:
         pathlib.Path(args.json).write_text(verdicts.to_json(
             res.verdicts, extra=dict(res.figures(), drain=drain, noise=res.noise_json())))
-    return 0 if res.passed else 1
+    return exits.OK if res.passed else exits.FOUND

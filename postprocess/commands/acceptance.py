@@ -1,6 +1,7 @@
 '''``mdxbench acceptance``: per-node verdicts of acceptance measurements already made.'''
 import pathlib
 
+from mdxbench.post import exits
 from mdxbench.post.commands import options
 from mdxbench.post.fleet import jobs, verdicts
 from mdxbench.post.site import text
@@ -33,4 +34,4 @@ def run(args):
         print(text.lines(jobs.drain_lines(found)))
     if args.json:
         pathlib.Path(args.json).write_text(verdicts.to_json(found))
-    return 0 if verdicts.all_pass(found) else 1
+    return exits.OK if verdicts.all_pass(found) else exits.FOUND

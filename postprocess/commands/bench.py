@@ -1,6 +1,5 @@
 '''``mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store|parsers``: speed and memory of mdxbench itself
 (figures printed beside a baseline measured in the same run; not timed tests).'''
-import os
 
 from mdxbench.post.commands import options
 
@@ -83,8 +82,8 @@ def run(args):
         from mdxbench.post.bench import ingest
         from mdxbench.post.store import esclient
 
-        return ingest.bench_ingest(args.records or 100000, args.sample, args.es_url
-                                   or os.environ.get('MDXBENCH_ES_URL') or esclient.DEFAULT_URL)
+        return ingest.bench_ingest(args.records or 100000, args.sample,
+                                   esclient.url_of(url=args.es_url))
     from mdxbench.post.bench import regress
 
     return regress.bench_regress(args.records or 1000000)

@@ -1,7 +1,8 @@
 '''``mdxbench changes``: change points over each series' whole history, explained.'''
 import json
 
-from mdxbench.post.analysis import changes, sensitivity
+from mdxbench.post import exits
+from mdxbench.post.analysis import changes, scan, sensitivity
 from mdxbench.post.commands import options
 from mdxbench.post.site import text
 from mdxbench.post.store import events
@@ -11,7 +12,6 @@ HELP = ("change points over each series' whole history, explained by what change
         'them (exit 1 when one is a regression)')
 
 #: a change point to the worse side was found
-EXIT_REGRESSION = 1
 
 
 def add_arguments(p):
@@ -49,14 +49,14 @@ def run(args):
 
         source = args.parquet or history.files(args.system, args.es_url)[0]
         where = pl.col('system') == args.system if args.system else None
-        cps = changes.find(source, events.load(), since=options.since(args.since),
+        cps = scan.find(source, events.load(), since=options.since(args.since),
                            where=where, **tuning)
         df, mde = chunked.series_count(source, where), None
     else:
         df = options.load(args)
         if args.system:
             df = df.filter(df['system'] == args.system)
-        cps = changes.find(df, events.load(), since=options.since(args.since), **tuning)
+        cps = scan.find(df, events.load(), since=options.since(args.since), **tuning)
         mde = sensitivity.of_series(df, args.mde_target) if args.mde else None
     if args.format == 'json':
         out = changes.summary(df, cps)
@@ -68,4 +68,4 @@ def run(args):
         print(f'\nchange points {len(cps)}, regressions {changes.regressions(cps)}')
         if mde is not None:
             print('\n' + text.sensitivity(mde))
-    return EXIT_REGRESSION if changes.regressions(cps) else 0
+    return exits.FOUND if changes.regressions(cps) else exits.OK

@@ -1,5 +1,6 @@
 '''``mdxbench history sync|status|verify [--repair]``: the local copy of the store
 (:mod:`mdxbench.post.store.history`), which every reader of Elasticsearch goes through.'''
+from mdxbench.post import exits
 from mdxbench.post.commands import options
 
 NAME = 'history'
@@ -36,11 +37,11 @@ def run(args):
     if args.action == 'sync':
         rep = copy.sync(client, args.system, retry_seconds=args.retry_seconds)
         print(f'mdxbench history: {rep.line(copy.url, copy.root)}')
-        return history.EXIT_UNREACHABLE if rep.offline else 0
+        return exits.PENDING if rep.offline else exits.OK
     rows = copy.verify(client, repair=args.repair, system=args.system,
                        retry_seconds=args.retry_seconds)
     print(text.history_verify(rows))
     bad = text.history_bad(rows)
     print(f'mdxbench history verify: {len(rows)} partition(s), {bad} not ok'
           + (' (repaired)' if args.repair and bad else ''), file=sys.stderr)
-    return 1 if bad and not args.repair else 0
+    return exits.FOUND if bad and not args.repair else exits.OK

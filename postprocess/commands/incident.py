@@ -3,12 +3,13 @@
 software's (:mod:`mdxbench.post.split`).'''
 import pathlib
 
+from mdxbench.post import exits
 from mdxbench.post.analysis import changes, incidents
 from mdxbench.post.cycle import loop
 from mdxbench.post.site import text
 from mdxbench.post.split import run as split_run, verdict
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
-from mdxbench.post.store.ingest import state_lock
+from mdxbench.post.store.locks import state_lock
 
 NAME = 'incident'
 HELP = 'list, show, acknowledge or split the regression incidents of a system'
@@ -72,4 +73,5 @@ def split(args, root):
         args.system, root, args.id, args.perflogs or [records.default_perflog_dir()],
         min_effect=args.min_effect, max_rounds=args.max_rounds, time_limit=args.time_limit)
     print(split_run.summary_text(result))
-    return 0 if result['verdict'] in ('software', 'system', 'both', 'mixed') else 1
+    return exits.OK if result['verdict'] in ('software', 'system', 'both', 'mixed') \
+        else exits.FOUND

@@ -1,10 +1,12 @@
 '''``mdxbench ingest``: perflogs into Elasticsearch, lossless and idempotent.'''
 import sys
 
+from mdxbench.post import exits
 from mdxbench.sitecfg import state_dir
 from mdxbench.post.commands import options
 from mdxbench.post.store import esclient
-from mdxbench.post.store.ingest import EXIT_LOCKED, Ingestor, LockBusy
+from mdxbench.post.store.ingest import Ingestor
+from mdxbench.post.store.locks import LockBusy
 
 NAME = 'ingest'
 HELP = 'send perflogs to Elasticsearch'
@@ -22,7 +24,7 @@ def add_arguments(p):
                    help='how long to retry an unreachable or overloaded Elasticsearch')
     p.add_argument('--lock-wait', type=float, default=300.0,
                    help='how long to wait for another ingest of the same state file to '
-                   f'finish (seconds; exit {EXIT_LOCKED} past it)')
+                   f'finish (seconds; exit {exits.LOCKED} past it)')
 
 
 def run(args):
@@ -37,7 +39,7 @@ def run(args):
         counts = ing.run(args.paths or [default_perflog_dir()])
     except LockBusy as err:
         print(f'mdxbench ingest: {err}', file=sys.stderr)
-        return EXIT_LOCKED
+        return exits.LOCKED
     print(f'mdxbench ingest: {counts.line()}')
     if counts.rejected or counts.malformed:
         print(f'mdxbench ingest: not stored: see {ing.dead_letter_path}', file=sys.stderr)

@@ -3,10 +3,8 @@ import datetime as dt
 import sys
 
 from mdxbench.post.site import text
-from mdxbench.post.store import esclient, records
+from mdxbench.post.store import esclient, source as history_source
 
-#: a command's options or configuration are wrong
-EXIT_USAGE = 2
 
 
 def source(p):
@@ -42,7 +40,7 @@ def outlier_rule(args):
 def load(args):
     '''The records table from the options of :func:`source`; unreadable lines are reported
     on standard error.'''
-    df, errors = records.read(args.paths, args.from_es, args.parquet, args.es_url)
+    df, errors = history_source.read(args.paths, args.from_es, args.parquet, args.es_url)
     if errors:
         print(text.lines(errors), file=sys.stderr)
     return df

@@ -2,6 +2,7 @@
 import json
 import pathlib
 
+from mdxbench.post import exits
 from mdxbench.post.analysis import regress
 from mdxbench.post.commands import options
 from mdxbench.post.site import text
@@ -35,4 +36,4 @@ def run(args):
     print('\n' + text.verdict_counts(counts))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(table.to_dicts(), default=str, indent=1))
-    return 1 if counts['regression'] else 0
+    return exits.FOUND if counts['regression'] else exits.OK

@@ -1,6 +1,7 @@
 '''``mdxbench schedule install|list|remove``: cycles run by Slurm's scrontab.'''
 import json
 
+from mdxbench.post import exits
 from mdxbench.post.commands import options
 from mdxbench.post.cycle import schedule
 from mdxbench.post.site import text
@@ -56,7 +57,7 @@ def run(args):
         gone = schedule.remove(tab, args.system)
         print(f'mdxbench schedule: {args.system}: ' + ('entry removed' if gone else
                                                          'no entry in your scrontab'))
-        return 0 if gone else 1
+        return exits.OK if gone else exits.FOUND
     entries = schedule.parse(tab.read())
     starts = schedule.next_starts(entries)
     if args.json:

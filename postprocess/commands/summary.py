@@ -1,10 +1,11 @@
 '''``mdxbench summary``: the perflog records as a table, and what Elasticsearch holds.'''
 import sys
 
+from mdxbench.post import exits
 from mdxbench.post.commands import options
 from mdxbench.post.site import text
 from mdxbench.post.store import esclient, records
-from mdxbench.post.store.ingest import EXIT_NOT_STORED, count_documents
+from mdxbench.post.store.ingest import count_documents
 
 NAME = 'summary'
 HELP = 'table of perflog records and the Elasticsearch count'
@@ -30,19 +31,19 @@ def run(args):
     print(text.perflog_records(shown))
     print(f'\nperflog records: {len(recs)} in all ({len(shown)} shown), '
           f'malformed lines: {len(errors)}')
-    rc = EXIT_NOT_STORED if errors else 0
+    rc = exits.FOUND if errors else 0
     if not args.no_es:
         try:
             n = count_documents(esclient.make_client(url=args.es_url), esclient.index_prefix())
         except Exception as err:
             print(f'Elasticsearch documents: unknown ({esclient.redact(str(err))})')
-            return EXIT_NOT_STORED
+            return exits.FOUND
         print(f'Elasticsearch documents: {n}')
         if args.expect_equal and n != len(recs):
             print(f'mdxbench summary: Elasticsearch holds {n} documents but the perflogs '
                   f'{len(recs)} records', file=sys.stderr)
-            rc = EXIT_NOT_STORED
+            rc = exits.FOUND
     if args.require_records and not shown:
         print('mdxbench summary: no perflog record to show', file=sys.stderr)
-        rc = EXIT_NOT_STORED
+        rc = exits.FOUND
     return rc

@@ -30,20 +30,17 @@ import signal
 import subprocess
 import sys
 
+from mdxbench.post import exits
 from mdxbench import REPO_ROOT
-from mdxbench.post.analysis import changes, incidents, sensitivity
+from mdxbench.post.analysis import changes, incidents, scan, sensitivity
 from mdxbench.post.site import publish, report
 from mdxbench.post.store import esclient, events, records
 from mdxbench.post.store import history as store_history
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
-from mdxbench.post.store.ingest import EXIT_PENDING, Ingestor, state_lock
+from mdxbench.post.store.ingest import Ingestor
+from mdxbench.post.store.locks import state_lock
 from mdxbench.sitecfg import state_dir
 
-EXIT_OK = 0
-#: a new (or reopened) regression incident was found
-EXIT_NEW_REGRESSION = 1
-#: Elasticsearch did not take every record: they are pending in the perflogs
-EXIT_UNAVAILABLE = EXIT_PENDING
 
 
 @dataclasses.dataclass
@@ -211,8 +208,8 @@ def run(opts, log=print):
     if todo:
         again = _cycle(dataclasses.replace(opts, run=False, split=False), log)
         res.incidents, res.ingest = again.incidents, f'{res.ingest}; then {again.ingest}'
-        if again.exit_code == EXIT_UNAVAILABLE:
-            res.exit_code = EXIT_UNAVAILABLE
+        if again.exit_code == exits.PENDING:
+            res.exit_code = exits.PENDING
     return res
 
 
@@ -220,7 +217,7 @@ def _cycle(opts, log):
     root = pathlib.Path(opts.state) if opts.state else cycle_dir(opts.system)
     site = pathlib.Path(opts.site) if opts.site else root / 'site'
     with state_lock(root / 'incidents.json', wait=600):
-        res = Result(EXIT_OK, site=str(site), feed=str(site / 'feed.xml'))
+        res = Result(exits.OK, site=str(site), feed=str(site / 'feed.xml'))
         if opts.run:
             res.reframe_exit = run_reframe(opts.system, opts.reframe_args, log)
         if opts.ingest:
@@ -248,8 +245,8 @@ def _cycle(opts, log):
             res.records = df.height
             # over the local copy's files the scan keeps its copy between cycles: it routes
             # what is new and detects again only what the new runs could move
-            cps = changes.find(files, evs, keep=root / 'scan', full=opts.full) if files \
-                else changes.find(df, evs)
+            cps = scan.find(files, evs, keep=root / 'scan', full=opts.full) if files \
+                else scan.find(df, evs)
             res.change_points = len(cps)
             before = {k: v['state'] for k, v in store.incidents.items()}
             state = incidents.update(store.incidents, incidents.group(
@@ -260,8 +257,8 @@ def _cycle(opts, log):
             store.sensitivity = {sensitivity.key_of(e): e for e in sens}
         res.notified, res.failed = tell(state, opts, now, log)
         res.incidents = state
-        res.exit_code = EXIT_UNAVAILABLE if es_ok is False else \
-            EXIT_NEW_REGRESSION if res.new else EXIT_OK
+        res.exit_code = exits.PENDING if es_ok is False else \
+            exits.FOUND if res.new else exits.OK
         store.incidents = state
         store.last_cycle = {'time': now, 'records': res.records, 'source': res.source,
                             'change_points': res.change_points, 'new': res.new,
@@ -275,7 +272,7 @@ def _cycle(opts, log):
             if res.unchanged:       # an incident told now: its state changed on the pages
                 df, _, files = history(opts, es_ok, log)
                 # through the kept scan: nothing is new, so nothing is detected again
-                cps = changes.find(files, evs, keep=root / 'scan') if files else None
+                cps = scan.find(files, evs, keep=root / 'scan') if files else None
             # the change points found above drawn on the trend page, not found again
             publish.write(site, opts.system, state, store.last_cycle, df, evs,
                           list(store.sensitivity.values()), change_points=cps)

@@ -22,7 +22,7 @@ import sys
 
 from mdxbench.sitecfg import state_dir
 from mdxbench.post.fleet import jobs, suspects as _suspects, verdicts as _verdicts
-from mdxbench.post.store import records
+from mdxbench.post.store import records, source
 
 
 @dataclasses.dataclass
@@ -87,7 +87,7 @@ def sequential(alpha, beta, max_extra_jobs, history_paths=(), history_es=False):
     history = None
     if history_paths or history_es:
         parquet = next((h for h in history_paths if str(h).endswith('.parquet')), None)
-        history, errors = records.read(list(history_paths), history_es, parquet)
+        history, errors = source.read(list(history_paths), history_es, parquet)
         for e in errors:
             print(e, file=sys.stderr)
     return Sequential(alpha, beta, max_extra_jobs, history)

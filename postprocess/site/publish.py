@@ -21,7 +21,9 @@ import pathlib
 
 import polars as pl
 
-from mdxbench.post.analysis import changes
+from mdxbench.post import exits
+from mdxbench.post.analysis import changes, explain
+from mdxbench.post.analysis.incidents import open_regressions
 from mdxbench.post.site import feed, report, text, trends
 from mdxbench.post.store import events as events_store
 
@@ -30,8 +32,6 @@ MAX_CHARTS = 24
 #: the index lists this many series' sensitivity (least sensitive first); trends has all
 MAX_SENSITIVITY_ROWS = 50
 #: exit codes of a cycle, for people
-EXIT_MEANING = {0: 'no new regression', 1: 'a new regression incident', 2: 'configuration',
-                75: 'Elasticsearch did not take every record (they are pending)'}
 ORDER = {'new': 0, 'reopened': 1, 'open': 2, 'acknowledged': 3, 'resolved': 4}
 
 STYLE = '''body { font-family: sans-serif; margin: 2em; max-width: 1200px; }
@@ -120,13 +120,13 @@ figure yet. The minimum detectable effect is simulated on each series' own resid
 def index_body(system, incidents, last, ncharts, sens=()):
     last = last or {}
     code = last.get('exit')
-    open_n = sum(i['state'] in ('new', 'open', 'reopened') for i in incidents.values())
+    open_n = len(open_regressions(incidents))
     rows = incident_rows(incidents) or '<tr><td colspan="7">no incident</td></tr>'
     return f'''<h1>mdxbench: {esc(system)}</h1>
 <h2>Last cycle</h2>
 <table id="last-cycle">
 <tr><th>time</th><td>{esc(last.get('time', '-'))}</td></tr>
-<tr><th>result</th><td data-exit="{esc(code)}">exit {esc(code)}: {esc(EXIT_MEANING.get(code, '-'))}</td></tr>
+<tr><th>result</th><td data-exit="{esc(code)}">exit {esc(code)}: {esc(exits.CYCLE.get(code, '-'))}</td></tr>
 <tr><th>records</th><td>{esc(last.get('records', '-'))} ({esc(last.get('source', '-'))})</td></tr>
 <tr><th>change points</th><td>{esc(last.get('change_points', '-'))}</td></tr>
 <tr><th>new incidents</th><td>{esc(', '.join(last.get('new') or []) or 'none')}</td></tr>
@@ -261,11 +261,11 @@ def series_charts(df, inc, events):
         key, start, n = found
         if tuple(key[f] for f in changes.SERIES) in cps_of:
             continue
-        cps = [{'run': c['index'] + 1, 'verdict': changes.verdict(key['better'], c['effect']),
+        cps = [{'run': c['index'] + 1, 'verdict': explain.verdict(key['better'], c['effect']),
                 'effect': c['effect']}
                for c in changes.detect(d['value'].slice(start, n).to_numpy())]
         if not any(c['run'] == s['run'] for c in cps):
-            cps.append({'run': s['run'], 'verdict': changes.verdict(key['better'], s['effect']),
+            cps.append({'run': s['run'], 'verdict': explain.verdict(key['better'], s['effect']),
                         'effect': s['effect']})
         cps_of[tuple(key[f] for f in changes.SERIES)] = sorted(cps, key=lambda c: c['run'])
         parts.append(d.slice(start, n))
@@ -328,10 +328,10 @@ def write_systems_index(root):
             continue
         f = IncidentFile(state)
         last = f.last_cycle or {}
-        still = sum(i['state'] in ('new', 'open', 'reopened') for i in f.incidents.values())
+        still = len(open_regressions(f.incidents))
         rows.append(f'<tr><td><a href="{esc(system)}/site/index.html">{esc(system)}</a></td>'
                     f'<td>{esc(last.get("time", "-"))}</td><td>exit {esc(last.get("exit"))}: '
-                    f'{esc(EXIT_MEANING.get(last.get("exit"), "-"))}</td>'
+                    f'{esc(exits.CYCLE.get(last.get("exit"), "-"))}</td>'
                     f'<td class="{"new" if still else ""}">{still}</td>'
                     f'<td>{len(f.incidents)}</td></tr>')
     path = pathlib.Path(root) / 'index.html'

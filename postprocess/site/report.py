@@ -10,7 +10,7 @@ import pathlib
 import polars as pl
 import yaml
 
-from mdxbench import REPO_ROOT, references
+from mdxbench import references
 
 TABLES = pathlib.Path(__file__).with_name('tables.yaml')
 LATEST = 5

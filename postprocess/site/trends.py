@@ -28,7 +28,7 @@ import polars as pl
 
 from mdxbench.post.store import events as events_store
 
-from mdxbench.post.analysis import changes, chunked
+from mdxbench.post.analysis import changes, chunked, scan
 
 #: records of the history handled at once while the pages are written (a share of the
 #: series, by a hash of their keys): the memory this takes beside the records follows it
@@ -344,7 +344,7 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
     write_plotly(folder)
     write_script(folder)
     evs = events_store.timed(events)
-    cps = changes.find(df, evs) if change_points is None else list(change_points)
+    cps = scan.find(df, evs) if change_points is None else list(change_points)
     by_series = {}
     for c in cps:
         by_series.setdefault(tuple(c[k] for k in changes.SERIES), []).append(c)

@@ -12,10 +12,11 @@ Where a build's concrete spec is found, in order:
 site's mirrors; an installed one is not built again.
 '''
 import json
-import os
 import pathlib
 import shutil
 import subprocess
+
+from mdxbench import settings
 
 #: how long a rebuild may take
 INSTALL_TIMEOUT = 3600
@@ -28,7 +29,7 @@ class CannotRebuild(Exception):
 def spack_command():
     '''The ``spack`` a split uses: ``$MDXBENCH_SPACK`` or the one on PATH (the site's, or
     the project's wrapper after ``source ci/activate.sh``).'''
-    s = os.environ.get('MDXBENCH_SPACK') or shutil.which('spack')
+    s = settings.get('MDXBENCH_SPACK') or shutil.which('spack')
     if not s:
         raise CannotRebuild('no spack: neither MDXBENCH_SPACK nor a spack on PATH')
     return s

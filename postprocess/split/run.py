@@ -59,7 +59,6 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
     directory: ingested like any other); ``perflog_dirs``: whose ``specs/`` hold the
     builds' concrete specs.'''
     from mdxbench.post.fleet import jobs as fleet_jobs
-    from mdxbench.post.fleet.verdicts import BAD_STATES
     from mdxbench.post.store import records
 
     t0 = time.monotonic()
@@ -170,7 +169,7 @@ def split_incident(system, root, ident, perflog_dirs, log=print, **kw):
     perflogs under the first perflog directory's ``split/``."""
     from mdxbench.post.analysis import incidents
     from mdxbench.post.store.incidents import IncidentFile
-    from mdxbench.post.store.ingest import state_lock
+    from mdxbench.post.store.locks import state_lock
     from mdxbench.sitecfg import state_dir
 
     dirs = [pathlib.Path(d) for d in perflog_dirs]

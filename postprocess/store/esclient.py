@@ -18,6 +18,8 @@ import os
 import stat
 import sys
 
+from mdxbench import settings
+
 DEFAULT_URL = 'http://127.0.0.1:9200'
 DEFAULT_PREFIX = 'mdxbench-perf'
 
@@ -48,11 +50,11 @@ def read_secret_file(path, var):
 
 
 def _secret(env, var):
-    if env.get(var):
-        return env[var]
+    if settings.get(var, env):
+        return settings.get(var, env)
 
-    if env.get(f'{var}_FILE'):
-        return read_secret_file(env[f'{var}_FILE'], f'{var}_FILE')
+    if settings.get(f'{var}_FILE', env):
+        return read_secret_file(settings.get(f'{var}_FILE', env), f'{var}_FILE')
 
     return None
 
@@ -61,10 +63,10 @@ def client_options(env=None, url=None):
     '''Keyword arguments for ``elasticsearch.Elasticsearch``, from the environment.'''
     env = os.environ if env is None else env
     url = url_of(env, url)
-    opts = {'hosts': [url], 'request_timeout': float(env.get('MDXBENCH_ES_TIMEOUT', 30)),
+    opts = {'hosts': [url], 'request_timeout': float(settings.get('MDXBENCH_ES_TIMEOUT', env, 30)),
             'max_retries': 0, 'retry_on_timeout': False}
     api_key = _secret(env, 'MDXBENCH_ES_API_KEY')
-    user = env.get('MDXBENCH_ES_USER')
+    user = settings.get('MDXBENCH_ES_USER', env)
     if api_key and user:
         raise ConfigError('both MDXBENCH_ES_API_KEY and MDXBENCH_ES_USER are set: choose one')
 
@@ -79,10 +81,10 @@ def client_options(env=None, url=None):
         opts['basic_auth'] = (user, password)
 
     if url.startswith('https://'):
-        if env.get('MDXBENCH_ES_CA_CERTS'):
-            opts['ca_certs'] = env['MDXBENCH_ES_CA_CERTS']
+        if settings.get('MDXBENCH_ES_CA_CERTS', env):
+            opts['ca_certs'] = settings.get('MDXBENCH_ES_CA_CERTS', env)
 
-        if env.get('MDXBENCH_ES_INSECURE') == '1':
+        if settings.get('MDXBENCH_ES_INSECURE', env) == '1':
             print('mdxbench: WARNING: TLS certificate verification is OFF '
                   '(MDXBENCH_ES_INSECURE=1)', file=sys.stderr)
             opts['verify_certs'] = False
@@ -111,12 +113,12 @@ def make_client(env=None, url=None, raw=False):
 def url_of(env=None, url=None):
     '''The Elasticsearch URL the options and environment name.'''
     env = os.environ if env is None else env
-    return url or env.get('MDXBENCH_ES_URL') or DEFAULT_URL
+    return url or settings.get('MDXBENCH_ES_URL', env) or DEFAULT_URL
 
 
 def index_prefix(env=None):
     env = os.environ if env is None else env
-    return env.get('MDXBENCH_ES_INDEX_PREFIX') or DEFAULT_PREFIX
+    return settings.get('MDXBENCH_ES_INDEX_PREFIX', env) or DEFAULT_PREFIX
 
 
 def redact(text, env=None):

@@ -3,14 +3,13 @@ Kept in a JSON-lines file (``$MDXBENCH_EVENTS`` or ``<state>/events.jsonl``): th
 truth, usable offline.'''
 import datetime as dt
 import json
-import os
 import pathlib
 
-from mdxbench.sitecfg import state_dir
+from mdxbench import settings
 
 
 def events_file():
-    return pathlib.Path(os.environ.get('MDXBENCH_EVENTS') or state_dir() / 'events.jsonl')
+    return settings.under_state('MDXBENCH_EVENTS', 'events.jsonl')
 
 
 def add(system, name, time=None, partition=None, note=None, path=None):

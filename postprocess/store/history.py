@@ -28,12 +28,12 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
-import os
 import pathlib
 import sys
 import threading
 import time
 
+from mdxbench import settings
 from mdxbench.post.store import esread, records
 
 #: an extension re-reads the records ingested this long before the partition's last
@@ -43,7 +43,6 @@ MARGIN_MS = 10 * 60 * 1000
 #: partitions read at once (each under its own point in time)
 WORKERS = 2
 
-EXIT_UNREACHABLE = 75
 
 
 class Unreachable(Exception):
@@ -315,9 +314,7 @@ class Copy:
 
 
 def default_base():
-    from mdxbench.sitecfg import state_dir
-
-    return pathlib.Path(os.environ.get('MDXBENCH_HISTORY_DIR') or state_dir() / 'history')
+    return settings.under_state('MDXBENCH_HISTORY_DIR', 'history')
 
 
 def open_copy(url=None, base=None):

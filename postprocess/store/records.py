@@ -6,7 +6,8 @@ import pathlib
 import re
 
 from mdxbench import perflog
-from mdxbench.post.store.ingest import perflog_files
+#: where ReFrame writes this site's perflogs: $MDXBENCH_PERFLOG_DIR or <state>/perflogs
+from mdxbench.provenance import perflog_dir as default_perflog_dir
 
 COLUMNS = ('time', 'system', 'partition', 'environ', 'check', 'perf_var', 'value', 'unit',
            'better', 'ref', 'lower', 'upper', 'result', 'jobid', 'nodes', 'tags', 'params',
@@ -111,12 +112,20 @@ def iter_perflog_records(paths, errors=None):
                         errors.append(f'{f}:{n}: {err}')
 
 
-def default_perflog_dir():
-    '''Where ReFrame writes this site's perflogs: ``$MDXBENCH_PERFLOG_DIR`` or
-    ``<state>/perflogs``.'''
-    from mdxbench.sitecfg import state_dir
+def perflog_files(paths):
+    '''Perflog files under the given files or directories (``*.log`` and ReFrame's
+    rotated ``*.log.hN``), in a stable order.'''
+    out = []
+    for p in map(pathlib.Path, paths):
+        if p.is_dir():
+            out += [f for f in p.rglob('*') if f.is_file() and
+                    (f.suffix == '.log' or '.log.h' in f.name)]
+        elif p.exists():
+            out.append(p)
+        else:
+            raise FileNotFoundError(f'{p}: no such file or directory')
 
-    return pathlib.Path(os.environ.get('MDXBENCH_PERFLOG_DIR') or state_dir() / 'perflogs')
+    return sorted(set(f.resolve() for f in out))
 
 
 def read_perflogs(paths):
@@ -217,18 +226,6 @@ def with_current_names(df):
             pl.col('params').str.replace_all(json.dumps({param: old})[1:-1],
                                              json.dumps({param: new})[1:-1], literal=True))
     return df
-
-
-def read(paths=None, from_es=False, parquet=None, es_url=None):
-    '''(table, errors) from the source a command's options name (:func:`source_of`);
-    Elasticsearch through its local copy (:func:`mdxbench.post.store.history.read`, which
-    says on standard error where the records came from).'''
-    errors = []
-    if from_es:
-        from mdxbench.post.store import history
-
-        return history.read(url=es_url)[0], errors
-    return load(source_of(paths, from_es, parquet), errors), errors
 
 
 def load(source, errors=None):

@@ -18,18 +18,16 @@ import functools
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 
 import reframe as rfm
 import reframe.utility.typecheck as typ
-import reframe.utility.sanity as sn
 from reframe.core.builtins import (loggable, performance_function, run_after,
                                    run_before, sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from mdxbench import REPO_ROOT, perflog, references
+from mdxbench import REPO_ROOT, perflog, references, settings
 from mdxbench.provenance import archive_spec, binary_provenance
 from mdxbench.parsers import ParseError, PartialResult, libinfo
 
@@ -48,7 +46,7 @@ def suite_commit():
                                 '--untracked-files=no'],
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return os.environ.get('MDXBENCH_SUITE_COMMIT', 'unknown')
+        return settings.get('MDXBENCH_SUITE_COMMIT', default='unknown')
 
     return head + ('+dirty' if dirty else '')
 
@@ -63,7 +61,7 @@ def split_run():
     the incident, which build, its Spack hash, the round), or None for an ordinary run. A
     value that is not a JSON object is kept as it is, under ``error``: the run is still a
     split's, never a nightly one.'''
-    raw = os.environ.get('MDXBENCH_SPLIT')
+    raw = settings.get('MDXBENCH_SPLIT')
     if not raw:
         return None
     try:

@@ -1,5 +1,7 @@
-'''The checks of ``checks/`` as data: class name, perf variables, parameters. Used to
-validate the reference files and by the reports.'''
+'''The checks of ``checks/`` as data: class name, perf variables, parameters. Used by the
+tests: the reference files' validation (test_references), the main job's records checked
+against what each check declares (test_end_to_end) and the accounting of every check class
+(test_zz_every_check).'''
 import importlib.util
 import inspect
 import pathlib

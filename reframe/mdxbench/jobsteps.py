@@ -9,7 +9,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest
 from mdxbench import placement as place
-from mdxbench.parsers import ParseError, nic
+from mdxbench.parsers import nic
 
 NICINFO = os.path.join(os.path.dirname(__file__), 'scripts', 'nicinfo.sh')
 NIC_QUEUES = os.path.join(os.path.dirname(__file__), 'scripts', 'nic-queues.sh')

@@ -82,9 +82,9 @@ def pypi_owner(path):
 
 def perflog_dir():
     '''Where this run's perflogs go (the site configuration's perflog ``basedir``).'''
-    from mdxbench.sitecfg import state_dir
+    from mdxbench import settings
 
-    return pathlib.Path(os.environ.get('MDXBENCH_PERFLOG_DIR') or state_dir() / 'perflogs')
+    return settings.perflog_dir()
 
 
 def archive_spec(prov, base=None):

@@ -27,12 +27,11 @@ A check gets the entries for its class and parameters as ReFrame's ``reference``
 dictionary; a system with no entry reports its value with "no reference" and does not fail.
 '''
 import functools
-import os
 import pathlib
 
 import yaml
 
-from mdxbench import REPO_ROOT
+from mdxbench import REPO_ROOT, settings
 
 _Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
@@ -54,7 +53,8 @@ CONDITIONS = {
 def condition_of(name, facts, fixed=None):
     '''The value of condition ``name`` on a partition with these facts, unless the check
     sets it itself for its run (``fixed``: its ``reference_fixed_conditions``, e.g. the
-    one-queue iperf3 series turns multiqueue off).'''
+    one-queue iperf3 series turns multiqueue off). What the reference files' validation
+    (tests/unit/test_references.py) holds every entry's stated conditions to.'''
     if fixed and name in fixed:
         return fixed[name]
     return CONDITIONS[name](facts)
@@ -65,8 +65,7 @@ class ReferenceError(Exception):
 
 
 def reference_dir(env=None):
-    env = os.environ if env is None else env
-    return pathlib.Path(env.get('MDXBENCH_REFERENCE_DIR') or
+    return pathlib.Path(settings.get('MDXBENCH_REFERENCE_DIR', env) or
                         REPO_ROOT / 'site-configs' / 'references')
 
 

@@ -5,8 +5,8 @@ options); ``site-configs/systems/<name>.yaml`` holds one system each. Site value
 nobody outside the site can know are written as placeholders and taken from the
 environment:
 
-* ``${MDXBENCH_X:-default}``: the variable, or the documented default;
-* ``${MDXBENCH_X:?what it is}``: required; if unset, loading fails with the file, the key
+* ``${MDXBENCH_<NAME>:-default}``: the variable, or the documented default;
+* ``${MDXBENCH_<NAME>:?what it is}``: required; if unset, loading fails with the file, the key
   and this text -- but only when that system is the one selected (a user of ``local`` need
   not set mdx2's variables).
 
@@ -20,7 +20,7 @@ import sys
 
 import yaml
 
-from mdxbench import REPO_ROOT, perflog
+from mdxbench import REPO_ROOT, perflog, settings
 
 
 try:
@@ -299,19 +299,18 @@ def inside_allocation(part):
     part['max_jobs'] = 1
 
 
-def state_dir(env=None):
-    env = os.environ if env is None else env
-    return pathlib.Path(env.get('MDXBENCH_STATE_DIR') or REPO_ROOT / '.mdxbench')
+#: ``$MDXBENCH_STATE_DIR``, or ``.mdxbench`` in the repository (:mod:`mdxbench.settings`)
+state_dir = settings.state_dir
 
 
 def build_config(site_dir, selected=None, env=None):
     '''Return ReFrame's ``site_configuration`` dictionary.'''
     site_dir = pathlib.Path(site_dir)
     env = dict(os.environ if env is None else env)
-    env.setdefault('MDXBENCH_STATE_DIR', str(state_dir(env)))
+    state = env.setdefault('MDXBENCH_STATE_DIR', str(state_dir(env)))
     env.setdefault('MDXBENCH_ROOT', str(REPO_ROOT))
     # ReFrame's file log handler writes there from the start: a fresh clone has none yet
-    pathlib.Path(env['MDXBENCH_STATE_DIR']).mkdir(parents=True, exist_ok=True)
+    pathlib.Path(state).mkdir(parents=True, exist_ok=True)
     common_file = site_dir / 'common.yaml'
     common = load_yaml(common_file)
     common = expand(common, file=common_file, env=env)
@@ -363,7 +362,7 @@ def build_config(site_dir, selected=None, env=None):
         for i, part in enumerate(sysdef['partitions']):
             _fill_detected(part, f, i)
             part['features'] = list(part.get('features', [])) + target_features(part)
-            if f.stem == selected and env.get('MDXBENCH_INSIDE_ALLOCATION') and \
+            if f.stem == selected and settings.get('MDXBENCH_INSIDE_ALLOCATION', env) and \
                     env.get('SLURM_JOB_ID'):
                 inside_allocation(part)
 

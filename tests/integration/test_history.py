@@ -121,9 +121,9 @@ def test_partitions_stored_before_meta_json_and_ingested_at_still_read(es, tmp_p
     from elasticsearch import helpers
 
     from mdxbench import perflog
-    from mdxbench.post.store import ingest
+    from mdxbench.post.store import documents
 
-    body = ingest.template_body(es['prefix'])
+    body = documents.template_body(es['prefix'])
     props = body['template']['mappings']['properties']
     old_props = {k: v for k, v in props.items() if k not in ('meta_json', 'ingested_at')}
     es['client'].indices.create(index=f"{es['prefix']}-local-2026.11", mappings={
@@ -131,9 +131,9 @@ def test_partitions_stored_before_meta_json_and_ingested_at_still_read(es, tmp_p
     old = [r for ln in _lines(1000, 20, ((2026, 11, 30),)) for r in perflog.parse_line(ln)]
     docs = []
     for r in old:
-        d = ingest.to_document(r, 'old.log', 1)
+        d = documents.to_document(r, 'old.log', 1)
         del d['meta_json']
-        docs.append({'_op_type': 'create', '_index': ingest.index_name(es['prefix'], r),
+        docs.append({'_op_type': 'create', '_index': documents.index_name(es['prefix'], r),
                      '_id': d['record_id'], '_source': d})
     helpers.bulk(es['client'], docs, refresh=True)
 
@@ -170,7 +170,7 @@ def test_es_restarted_in_the_middle_of_a_cold_read(es, tmp_path):
     sync = subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'history', 'sync', '--page', '200',
                              '--retry-seconds', '240'], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
-    manifest = next_manifest = None
+    manifest = None
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and sync.poll() is None:

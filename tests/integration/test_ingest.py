@@ -5,8 +5,6 @@ import socket
 import threading
 import time
 
-import pytest
-
 from conftest import FIXTURES_PERFLOG, count, mdxbench
 
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, count, run
+from conftest import ROOT, count
 
 USER = 'mdxbench-op'
 # the real systems (nscluster is ci/cluster.sh's test cluster, not a site's)

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from mdxbench.post.analysis import changes
+from mdxbench.post.analysis import changes, scan
 from mdxbench.post import cli
 from mdxbench.post.store import records
 
@@ -43,7 +43,7 @@ def stepped(center, n, at, factor, seed=1):
 
 def test_a_rising_lower_is_better_metric_is_a_regression():
     '''cache_miss_rate (%) declared lower-is-better: 5% -> 9% at run 31 is a regression.'''
-    cps = changes.find(records.frame(rows(stepped(5, 50, 30, 1.8), check='PerfCountersFft',
+    cps = scan.find(records.frame(rows(stepped(5, 50, 30, 1.8), check='PerfCountersFft',
                                           var='cache_miss_rate', unit='%', better='lower')))
     assert len(cps) == 1
     c = cps[0]
@@ -53,8 +53,8 @@ def test_a_rising_lower_is_better_metric_is_a_regression():
 
 def test_the_same_rise_declared_higher_is_better_is_an_improvement_and_none_is_undeclared():
     data = stepped(5, 50, 30, 1.8)
-    assert changes.find(records.frame(rows(data, better='higher')))[0]['verdict'] == 'improvement'
-    assert changes.find(records.frame(rows(data, better=None)))[0]['verdict'] == 'no-direction'
+    assert scan.find(records.frame(rows(data, better='higher')))[0]['verdict'] == 'improvement'
+    assert scan.find(records.frame(rows(data, better=None)))[0]['verdict'] == 'no-direction'
 
 
 def test_the_explanation_names_what_changed_and_the_event_between_the_runs():
@@ -68,7 +68,7 @@ def test_the_explanation_names_what_changed_and_the_event_between_the_runs():
            'time': (T0 + dt.timedelta(days=20)).isoformat()},
           {'system': 'laurel', 'partition': None, 'name': 'other system',
            'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()}]
-    c = changes.find(records.frame(rows(stepped(383, 50, 30, 0.78), meta=meta)), ev)[0]
+    c = scan.find(records.frame(rows(stepped(383, 50, 30, 0.78), meta=meta)), ev)[0]
     assert c['changed'] == {'kernel': [['6.1.0-25'], ['6.1.0-26']]}
     assert set(c['unchanged']) == {'binary', 'suite', 'nodes'}
     assert [e['name'] for e in c['events']] == ['hypervisor kernel update']
@@ -80,10 +80,10 @@ def test_the_explanation_names_what_changed_and_the_event_between_the_runs():
 
 
 def test_nodes_rotating_is_no_change_but_a_new_node_is():
-    rot = changes.find(records.frame(rows(stepped(100, 40, 20, 0.8),
+    rot = scan.find(records.frame(rows(stepped(100, 40, 20, 0.8),
                                           nodes=lambda i: f'n{i % 4}')))[0]
     assert 'new nodes' not in rot['changed'] and 'nodes' in rot['unchanged']
-    new = changes.find(records.frame(rows(stepped(100, 40, 20, 0.8),
+    new = scan.find(records.frame(rows(stepped(100, 40, 20, 0.8),
                                           nodes=lambda i: 'n9' if i >= 20 else 'n1')))[0]
     assert new['changed']['new nodes'] == [['n1'], ['n9']]
 
@@ -92,12 +92,12 @@ def test_noise_alone_gives_no_change_point():
     rng = np.random.default_rng(3)
     bimodal = np.where(rng.random(60) < 0.5, 38.0, 55.0) * (1 + 0.02 * rng.standard_normal(60))
     df = records.frame(rows(gauss(100, 60, seed=4)) + rows(bimodal, var='copy'))
-    assert changes.find(df) == []
+    assert scan.find(df) == []
 
 
 def test_two_steps_are_two_change_points_in_order_of_severity():
     x = np.concatenate([gauss(100, 20, seed=5), gauss(80, 20, seed=6), gauss(96, 20, seed=7)])
-    cps = changes.find(records.frame(rows(x)))
+    cps = scan.find(records.frame(rows(x)))
     assert [(c['run'], c['verdict']) for c in cps] == [(21, 'regression'), (41, 'improvement')]
 
 
@@ -105,7 +105,7 @@ def test_environments_are_separate_series():
     '''HPL on OpenBLAS and on MKL: different levels, not a change point.'''
     df = records.frame(rows(gauss(60, 20), environ='native') +
                        rows(gauss(50, 20, seed=2), environ='mkl'))
-    assert changes.find(df) == []
+    assert scan.find(df) == []
 
 
 def history():
@@ -126,7 +126,7 @@ def test_the_real_local_history_has_no_change_point():
     assert set(df['params']) == {'{}', '{"placement": "loopback"}'}
     tri = df.filter((pl.col('check') == 'HpccStream') & (pl.col('perf_var') == 'triad'))
     assert tri.height == 36 and tri['value'].max() / tri['value'].min() > 1.5     # bimodal
-    assert changes.find(df) == []
+    assert scan.find(df) == []
 
 
 def test_a_30_percent_step_put_into_the_real_history_is_found_where_it_was_put():
@@ -135,7 +135,7 @@ def test_a_30_percent_step_put_into_the_real_history_is_found_where_it_was_put()
     cut = runs[len(runs) // 2]
     worse = df.with_columns(pl.when((pl.col('time') >= cut) & (pl.col('perf_var') == 'triad'))
                             .then(pl.col('value') * 0.7).otherwise(pl.col('value')).alias('value'))
-    cps = changes.find(worse)
+    cps = scan.find(worse)
     tri = [c for c in cps if c['perf_var'] == 'triad' and c['check'] == 'HpccStream']
     assert len(tri) == 1 and tri[0]['verdict'] == 'regression', cps
     n_before = df.filter((pl.col('perf_var') == 'triad') & (pl.col('time') < cut)).height
@@ -195,8 +195,6 @@ def test_long_series_are_segmented_in_windows_with_the_same_change_points():
     import math
 
     import numpy as np
-
-    from mdxbench.post.analysis import changes
 
     rng = np.random.default_rng(4)
     x = 100 * (1 + 0.02 * rng.standard_normal(6000))

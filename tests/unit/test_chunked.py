@@ -1,4 +1,4 @@
-'''The bounded-memory scan of Parquet histories (``changes.find`` given files) finds and
+'''The bounded-memory scan of Parquet histories (``scan.find`` given files) finds and
 explains what the scan of the same records as one table finds: on ``mdxbench bench``'s
 generated histories (test input for the statistics, not benchmark output; every record
 carries a real BabelStream run's provenance), split in chunks, by one and by two
@@ -9,7 +9,7 @@ import json
 import polars as pl
 import pytest
 
-from mdxbench.post.analysis import changes, chunked
+from mdxbench.post.analysis import chunked, scan
 from mdxbench.post.bench import changes as bench_changes
 from mdxbench.post.store import records
 
@@ -35,9 +35,9 @@ def test_chunks_find_and_explain_what_one_table_does(store, nproc, chunk_rows):
     records (5 to 8 chunks, each series in one) or in one: the same explained change points,
     sentence for sentence, as ``find`` over the whole table.'''
     path, stepped_n = store
-    whole = changes.find(records.from_parquet(path))
+    whole = scan.find(records.from_parquet(path))
     assert stepped_n >= 15 and len(whole) >= stepped_n - 2
-    got = changes.find(path, nproc=nproc, chunk_rows=chunk_rows)
+    got = scan.find(path, nproc=nproc, chunk_rows=chunk_rows)
     assert _same(got, whole), (len(got), len(whole))
     # the provenance was read for the runs either side: what changed is said, not blank
     assert all('binary' in c['unchanged'] and 'kernel' in c['unchanged'] for c in got)
@@ -55,10 +55,10 @@ def test_the_scan_of_files_reads_records_as_from_parquet_does(tmp_path):
     other = rows(stepped(50, 40, 20, 0.7), system='laurel')
     path = tmp_path / 'h.parquet'
     records.to_parquet(records.frame(rs + [split] + other), path)
-    whole = changes.find(records.from_parquet(path))
+    whole = scan.find(records.from_parquet(path))
     assert [c['system'] for c in whole] == ['laurel']
-    assert _same(changes.find(path, nproc=1, chunk_rows=30), whole)
-    assert changes.find(path, nproc=1, chunk_rows=30, where=pl.col('system') == 'mdx2') == []
+    assert _same(scan.find(path, nproc=1, chunk_rows=30), whole)
+    assert scan.find(path, nproc=1, chunk_rows=30, where=pl.col('system') == 'mdx2') == []
 
 
 def test_a_directory_of_files_is_one_history(tmp_path):
@@ -72,9 +72,9 @@ def test_a_directory_of_files_is_one_history(tmp_path):
                        tmp_path / 'parts' / 'a.parquet')
     records.to_parquet(df.filter(pl.col('time') >= dt.datetime.fromisoformat(cut)),
                        tmp_path / 'parts' / 'b.parquet')
-    got = changes.find(tmp_path / 'parts', nproc=1, chunk_rows=40)
+    got = scan.find(tmp_path / 'parts', nproc=1, chunk_rows=40)
     assert [(c['run'], round(c['effect'], 2)) for c in got] == [(41, -0.22)]
-    assert _same(got, changes.find(df))
+    assert _same(got, scan.find(df))
 
 
 def test_two_series_sharing_a_series_number_fail_the_scan_naming_the_files(tmp_path,
@@ -84,7 +84,7 @@ def test_two_series_sharing_a_series_number_fail_the_scan_naming_the_files(tmp_p
     path = tmp_path / 'store.parquet'
     records.frame(rows(stepped(100, 40, 20, 0.8)) +
                   rows(stepped(100, 40, 20, 0.8), var='copy')).write_parquet(path)
-    assert len(changes.find(path, nproc=1)) == 2
+    assert len(scan.find(path, nproc=1)) == 2
     monkeypatch.setattr(chunked, 'series_hash', lambda: pl.lit(7, dtype=pl.UInt64))
     with pytest.raises(RuntimeError, match='share a series hash in .*store.parquet'):
-        changes.find(path, nproc=1)
+        scan.find(path, nproc=1)

@@ -4,7 +4,6 @@ layout row and docs/architecture.md's table and arrows name exactly the subpacka
 ``mdxbench`` command's docstring lists exactly its commands. A subpackage, an allowed import
 or a command added without its line in these docs fails here, naming what is missing.'''
 import ast
-import pathlib
 import re
 
 from test_layers import ALLOWED, POST

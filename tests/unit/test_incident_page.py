@@ -11,7 +11,7 @@ from mdxbench.post.site import publish, trends
 from mdxbench.post.store import records
 
 from test_changes import T0, gauss, rows
-from test_incidents import scan
+from test_incidents import found_in
 
 
 def test_a_recovered_node_is_resolved_and_every_segment_is_drawn(tmp_path):
@@ -21,7 +21,7 @@ def test_a_recovered_node_is_resolved_and_every_segment_is_drawn(tmp_path):
     rs = rows(x)
     ev = {'system': 'mdx2', 'name': 'quota on n1', 'partition': None,
           'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()}
-    found = incidents.group(scan(rs, [ev]))
+    found = incidents.group(found_in(rs, [ev]))
     assert len(found) == 1 and found[0]['kind'] == 'event' and found[0]['went_away']
     state = incidents.update({}, found, '2026-11-23T00:00:00+00:00')
     inc, = state.values()

@@ -6,7 +6,7 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from mdxbench.post.analysis import changes, incidents
+from mdxbench.post.analysis import incidents, scan
 from mdxbench.post.store import records
 
 from test_changes import T0, gauss, rows
@@ -36,14 +36,14 @@ def kernel_update_on_mdx2(n=60, at=30):
     return out
 
 
-def scan(rs, events=()):
-    return changes.find(records.frame(rs), events)
+def found_in(rs, events=()):
+    return scan.find(records.frame(rs), events)
 
 
 def test_a_kernel_update_and_an_unrelated_step_are_two_incidents():
     laurel = gauss(50, 60, seed=99)
     laurel[41:] *= 0.8
-    found = incidents.group(scan(kernel_update_on_mdx2() + rows(
+    found = incidents.group(found_in(kernel_update_on_mdx2() + rows(
         laurel, check='HpccStream', var='triad', system='laurel', part='compute')))
     assert len(found) == 2, [(i['system'], i['cause'], len(i['series'])) for i in found]
     mdx2, = [i for i in found if i['system'] == 'mdx2']
@@ -64,7 +64,7 @@ def test_one_recorded_event_is_one_incident_scoped_to_its_partition():
     rs = rows(x) + rows(y, check='HpccStream', var='triad')
     ev = {'system': 'mdx2', 'name': 'flavor change', 'partition': 'vc16m32g',
           'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()}
-    found = incidents.group(scan(rs, [ev]))
+    found = incidents.group(found_in(rs, [ev]))
     assert len(found) == 1 and found[0]['kind'] == 'event'
     assert found[0]['partition'] == 'vc16m32g' and len(found[0]['series']) == 2
     assert found[0]['cause'].startswith('event "flavor change"')
@@ -76,7 +76,7 @@ def test_a_dip_that_returns_is_no_open_regression(dip):
     coming back resolves its incident.'''
     x = gauss(100, 70, seed=4)
     x[30:30 + dip] *= 0.7
-    found = incidents.group(scan(rows(x)))
+    found = incidents.group(found_in(rows(x)))
     state = incidents.update({}, found, '2026-11-23T00:00:00+00:00')
     assert incidents.open_regressions(state) == [] and incidents.to_notify(state) == []
     if dip == 3:
@@ -99,7 +99,7 @@ def test_a_series_back_at_its_old_level_or_better_went_away(better, back, gone):
     x = gauss(100, 90, seed=6)
     x[30:60] *= 0.7 if better == 'higher' else 1 / 0.7
     x[60:] *= back
-    found = incidents.group(scan(rows(x, better=better)))
+    found = incidents.group(found_in(rows(x, better=better)))
     assert len(found) == 1 and found[0]['went_away'] is gone, found
     state = incidents.update({}, found, '2026-11-23T00:00:00+00:00')
     assert (incidents.open_regressions(state) == []) is gone
@@ -110,19 +110,19 @@ def test_states_across_cycles_notify_only_new_and_reopened():
     x[30:45] *= 0.7                       # regression, returns at run 45, regresses at 65
     x[65:] *= 0.7
     t1, t2, t3 = '2026-11-01T00:00:00+00:00', '2026-11-02T00:00:00+00:00', '2026-11-03T00:00:00+00:00'
-    first = incidents.update({}, incidents.group(scan(rows(x[:40]))), t1)
+    first = incidents.update({}, incidents.group(found_in(rows(x[:40]))), t1)
     inc, = first.values()
     assert inc['state'] == 'new' and incidents.to_notify(first) == [inc]
     # a failed notification: still to notify next cycle
-    retry = incidents.update(first, incidents.group(scan(rows(x[:40]))), t2)
+    retry = incidents.update(first, incidents.group(found_in(rows(x[:40]))), t2)
     assert incidents.to_notify(retry) == [retry[inc['id']]]
     incidents.notified(retry[inc['id']], t2)
     # the same history again: no state changes, nothing to tell
-    again = incidents.update(retry, incidents.group(scan(rows(x[:40]))), t2)
+    again = incidents.update(retry, incidents.group(found_in(rows(x[:40]))), t2)
     assert again == retry and incidents.to_notify(again) == []
-    back = incidents.update(again, incidents.group(scan(rows(x[:60]))), t2)
+    back = incidents.update(again, incidents.group(found_in(rows(x[:60]))), t2)
     assert back[inc['id']]['state'] == 'resolved' and incidents.to_notify(back) == []
-    worse = incidents.update(back, incidents.group(scan(rows(x))), t3)
+    worse = incidents.update(back, incidents.group(found_in(rows(x))), t3)
     assert worse[inc['id']]['state'] == 'reopened'
     told = incidents.to_notify(worse)
     assert inc['id'] in {i['id'] for i in told} and len(told) == 2   # and the new step's
@@ -133,7 +133,7 @@ def test_states_across_cycles_notify_only_new_and_reopened():
 def test_an_acknowledged_incident_stays_so_and_is_not_notified():
     x = gauss(100, 60, seed=6)
     x[30:] *= 0.7
-    found = incidents.group(scan(rows(x)))
+    found = incidents.group(found_in(rows(x)))
     state = incidents.update({}, found, '2026-11-01T00:00:00+00:00')
     ident = found[0]['id']
     incidents.acknowledge(state, ident[:6], 'known: BIOS setting, ticket 42',
@@ -147,6 +147,6 @@ def test_an_acknowledged_incident_stays_so_and_is_not_notified():
 
 def test_the_incident_id_is_stable_across_cycles():
     rs = kernel_update_on_mdx2()
-    a = incidents.group(scan(rs))
-    b = incidents.group(scan(rs + rows(gauss(7, 60, seed=77), check='Other', var='v')))
+    a = incidents.group(found_in(rs))
+    b = incidents.group(found_in(rs + rows(gauss(7, 60, seed=77), check='Other', var='v')))
     assert [i['id'] for i in a] == [i['id'] for i in b]

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from mdxbench import perflog
-from mdxbench.post.store import ingest
+from mdxbench.post.store import documents
 
 FIX = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs'
 
@@ -19,13 +19,13 @@ def test_line_documents_are_to_document(name):
     checked = 0
     for n, line in enumerate(lines, 2):
         recs = perflog.parse_line(line)
-        for (action, head, tail), rec in zip(ingest.line_documents('pfx', recs, FIX / name, n),
+        for (action, head, tail), rec in zip(documents.line_documents('pfx', recs, FIX / name, n),
                                              recs):
             got = orjson.loads(head + b'"ingested_at":"2026-11-24T00:00:00.000+00:00",' + tail)
-            want = ingest.to_document(rec, FIX / name, n)
+            want = documents.to_document(rec, FIX / name, n)
             want['ingested_at'] = '2026-11-24T00:00:00.000+00:00'
             assert got == want
-            assert orjson.loads(action) == {'create': {'_index': ingest.index_name('pfx', rec),
+            assert orjson.loads(action) == {'create': {'_index': documents.index_name('pfx', rec),
                                                        '_id': want['record_id']}}
             checked += 1
     assert checked == sum(len(perflog.parse_line(ln)) for ln in lines) > 0
@@ -33,12 +33,12 @@ def test_line_documents_are_to_document(name):
 
 def test_an_index_prefix_with_a_quote_stays_valid_json():
     rec = perflog.parse_line((FIX / 'local-debug-HpccStream.log').read_text().splitlines()[1])
-    action, _, _ = ingest.line_documents('odd"prefix', rec, 'f', 2)[0]
+    action, _, _ = documents.line_documents('odd"prefix', rec, 'f', 2)[0]
     assert orjson.loads(action)['create']['_index'].startswith('odd"prefix-local-')
 
 
 def test_meta_json_keeps_the_perflog_types():
     rec = perflog.parse_line((FIX / 'local-debug-HpccStream.log').read_text().splitlines()[1])[0]
-    doc = ingest.to_document(rec, 'f', 2)
+    doc = documents.to_document(rec, 'f', 2)
     assert orjson.loads(doc['meta_json'])['hpl_n'] == 7104       # a number, as written
     assert doc['meta']['hpl_n'] == '7104'                        # the flattened field: text

@@ -3,7 +3,6 @@ output): a stable baseline with noise, then a change after a cut.'''
 import datetime as dt
 import random
 
-import polars as pl
 import pytest
 
 from mdxbench.post.store import events

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mdxbench.post.analysis import changes
+from mdxbench.post.analysis import scan
 from mdxbench.post.analysis.scancopy import ScanCopy
 from mdxbench.post.bench import changes as bench_changes
 
@@ -34,12 +34,12 @@ def test_a_second_scan_routes_the_new_file_and_detects_few_series(nights, tmp_pa
     first, more = nights
     keep = tmp_path / 'scan'
     kw = dict(nproc=nproc, chunk_rows=10_000, keep=keep)
-    assert _same(changes.find([first], **kw), changes.find([first], nproc=1, chunk_rows=10_000))
+    assert _same(scan.find([first], **kw), scan.find([first], nproc=1, chunk_rows=10_000))
     first_scan = ScanCopy(keep).manifest['last']
     assert first_scan['routed'] == 1 and first_scan['detected'] == first_scan['series'] == 300
     assert first_scan['kept'] == 0 and first_scan['explained'] >= 20
-    got = changes.find([first, more], **kw)
-    assert _same(got, changes.find([first, more], nproc=1, chunk_rows=10_000))
+    got = scan.find([first, more], **kw)
+    assert _same(got, scan.find([first, more], nproc=1, chunk_rows=10_000))
     assert len(got) >= 20
     last = ScanCopy(keep).manifest['last']
     assert last['routed'] == 1 and last['series'] == 300 and last['detected'] <= 30, last
@@ -50,14 +50,14 @@ def test_a_second_scan_routes_the_new_file_and_detects_few_series(nights, tmp_pa
 def test_a_changed_file_is_routed_again_and_its_series_detected_whole(nights, tmp_path):
     first, more = nights
     keep = tmp_path / 'scan'
-    changes.find([first, more], nproc=1, chunk_rows=10_000, keep=keep)
+    scan.find([first, more], nproc=1, chunk_rows=10_000, keep=keep)
     # the first file written again with other values: no state of it still holds
     bench_changes.make_store(first, 300, 120, seed=6, share=0.1, chunk=100)
-    got = changes.find([first, more], nproc=1, chunk_rows=10_000, keep=keep)
-    assert _same(got, changes.find([first, more], nproc=1, chunk_rows=10_000))
+    got = scan.find([first, more], nproc=1, chunk_rows=10_000, keep=keep)
+    assert _same(got, scan.find([first, more], nproc=1, chunk_rows=10_000))
     last = ScanCopy(keep).manifest['last']
     assert (last['routed'], last['detected'], last['series']) == (1, 300, 300)
     assert last['kept'] == 0, 'explanations of changed runs kept'
-    changes.find([first, more], nproc=1, chunk_rows=10_000, keep=keep, full=True)
+    scan.find([first, more], nproc=1, chunk_rows=10_000, keep=keep, full=True)
     last = ScanCopy(keep).manifest['last']
     assert (last['routed'], last['detected'], last['series']) == (2, 300, 300)

@@ -2,7 +2,6 @@
 it is opened, offline, series with a change point listed first, events and references
 drawn, unchanged charts not written again (generated series, not benchmark output).'''
 import datetime as dt
-import json
 import os
 import re
 
@@ -155,7 +154,7 @@ def test_a_series_file_is_known_by_its_runs_whatever_their_order(tmp_path):
 def test_a_cycles_change_points_are_drawn_not_found_again(tmp_path, monkeypatch):
     '''The cycle hands its change points to the site: the trend pages are the same, and
     the detector is not run a second time (issue 33: the site never recomputes them).'''
-    from mdxbench.post.analysis import changes
+    from mdxbench.post.analysis import scan
 
     df = records.frame(rows(gauss(50, 30), check='HpccStream', var='copy') +
                        rows(stepped(100, 30, 15, 0.8)))
@@ -167,7 +166,7 @@ def test_a_cycles_change_points_are_drawn_not_found_again(tmp_path, monkeypatch)
     def no_second_scan(*a, **k):
         raise AssertionError('change points found again')
 
-    monkeypatch.setattr(changes, 'find', no_second_scan)
+    monkeypatch.setattr(scan, 'find', no_second_scan)
     n2, cps2 = trends.write(df, tmp_path / 'given' / 'trends.html', change_points=cps)
     assert (n2, cps2) == (n, cps)
     for f in (tmp_path / 'found' / 'trends').rglob('*.js'):

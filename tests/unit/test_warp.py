@@ -3,7 +3,6 @@ and --json), and the shell helper that hands S3 keys to the job."""
 import json
 import os
 import pathlib
-import re
 import stat
 import subprocess
 

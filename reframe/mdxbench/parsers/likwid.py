@@ -7,7 +7,7 @@ bytes, the median GB/s of its repetitions.'''
 import re
 import statistics
 
-from . import ParseError, require
+from . import require
 
 _HEAD = re.compile(r'^### mdxbench likwid size=(\S+) rep=(\d+)\s*$', re.M)
 

@@ -1,0 +1,49 @@
+'''The exit codes of the ``mdxbench`` commands, one table: the commands return them, the
+command reference (docs/cli.md) lists them (generated from :data:`CODES` when the docs are
+built), and the published site says what a cycle's exit meant (:data:`CYCLE`). Like the
+mdxbench library, every layer may import this module; it imports nothing of ours.'''
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Code:
+    code: int
+    name: str
+    meaning: str
+    cycle: str = ''     #: what it means for ``mdxbench cycle`` (its site shows it)
+
+
+OK = 0
+#: a regression, a failed node, or records not stored
+FOUND = 1
+USAGE = 2
+LOCKED = 73
+#: EX_TEMPFAIL: run again later
+PENDING = 75
+
+CODES = (
+    Code(OK, 'OK', 'success', 'no new regression'),
+    Code(FOUND, 'FOUND', 'what needs someone: a regression (`regress`, `changes`; a new '
+         'incident for `cycle`), a failed node (`accept`, `acceptance`), records not '
+         'stored (`ingest`, `summary`), a damaged history copy (`history verify`), a split '
+         'that could not decide (`incident split`), no such scrontab entry (`schedule '
+         'remove`)',
+         'a new regression incident'),
+    Code(USAGE, 'USAGE', 'a usage or configuration error: the message names the option, '
+         'file or variable', 'configuration'),
+    Code(LOCKED, 'LOCKED', "another process held the state file's lock for longer than "
+         '`--lock-wait` (`ingest`): nothing was sent'),
+    Code(PENDING, 'PENDING', 'Elasticsearch did not take everything (the records stay '
+         'pending in the perflogs: run again), or a reader found it unreachable with no '
+         'local copy to stand in (the message names the URL)',
+         'Elasticsearch did not take every record (they are pending)'),
+)
+
+#: {code: what a cycle's exit meant}, for the published site
+CYCLE = {c.code: c.cycle for c in CODES if c.cycle}
+
+
+def table():
+    '''The exit codes as a Markdown table (the command reference's).'''
+    return '\n'.join(['| exit | name | meaning |', '|---|---|---|'] +
+                     [f'| {c.code} | `{c.name}` | {c.meaning} |' for c in CODES]) + '\n'
