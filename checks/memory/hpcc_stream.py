@@ -20,7 +20,7 @@ class HpccStream(MdxBenchTest):
     time_limit = '20m'
     #: every STREAM array at least this many times the last-level cache (the record says
     #: which: below 1 the arrays fit in it, and the figure is the cache's)
-    llc_factor = variable(int, float, value=4)
+    llc_factor = variable(float, value=4.0)
     perf_table = {
         'copy': ('copy', 'GB/s', 'higher'), 'scale': ('scale', 'GB/s', 'higher'),
         'add': ('add', 'GB/s', 'higher'), 'triad': ('triad', 'GB/s', 'higher'),
