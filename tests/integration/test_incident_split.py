@@ -4,19 +4,16 @@ same time, switches STREAM to another build gives one incident; ``mdxbench incid
 runs the previous build (installed again by Spack from its archived concrete spec) beside
 the new one on the node, interleaved, and says software, system or both.
 
-The builds (Spack's ``stream`` package, 5 M elements, one thread: short runs; 120 MB of
-arrays, inside this machine's 300 MiB L3 -- the test compares builds and a quota on one
-node, not the memory system, and 20 M elements made a run of the slow build under the
-quota 28 s instead of 8):
+The builds (Spack's ``stream`` package, 20 M elements, one thread: short runs):
 * ``fast``: the package's flags;
 * ``same``: the same code with another hash (``stream_type=double``, the default type said
   explicitly) -- a rebuild without a flag change;
 * ``slow``: built with ``-O0 -fsanitize=undefined`` (unoptimised, every array access
-  checked: a deliberately slower build, a third to a quarter of the bandwidth on this machine).
+  checked: a deliberately slower build, about a quarter of the bandwidth on this machine).
 The system change is a CPU quota on the node (25% in 10 ms periods: every STREAM kernel is
 throttled, not only those longer than the quota of a 100 ms period).
 
-Both changes cost two thirds to three quarters: this 2-core machine's namespace nodes drift by
+Both changes cost about three quarters: this 2-core machine's namespace nodes drift by
 10-17% between the nightly runs and the split an hour later (seen in CI: the old build
 measured that much lower, a real "system" effect of that size), and a quarter of the
 regression is what the verdict allows an effect that is no cause; halving changes left
@@ -36,7 +33,7 @@ from conftest import CLUSTER_CONF, ROOT, STATE, VENV_BIN, mdxbench, run
 from mdxbench import perflog
 from test_published_site import chromium
 
-STREAM = 'stream@5.10 +openmp stream_array_size=5000000 ntimes=10'
+STREAM = 'stream@5.10 +openmp stream_array_size=20000000 ntimes=10'
 BUILDS = {'fast': STREAM, 'same': STREAM + ' stream_type=double',
           'slow': STREAM + ' cflags="-O0 -fsanitize=undefined"'}
 NODE = 'mdxnode2'
@@ -72,7 +69,7 @@ def builds(cluster):
     out = {}
     for s in found:
         kind = _which(s)
-        if kind and s['parameters'].get('stream_array_size') == '5000000':
+        if kind and s['parameters'].get('stream_array_size') == '20000000':
             prefix = run([spack, 'location', '-i', f"/{s['hash']}"]).stdout.strip()
             out[kind] = (s['hash'], prefix)
     assert set(out) == set(BUILDS), (sorted(out), found)
