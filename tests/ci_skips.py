@@ -74,16 +74,17 @@ class SkipsFail:
                         f'A skip in CI is a failure (MDXBENCH_CI=1). Make it run, or name '
                         f'"{nodeid}  # <reason>" in {self.path}.')
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        self._judge(item.nodeid, outcome.get_result())
+    # The reports as pytest logs them, first of all the hooks that read them (the session's
+    # count of failures, the terminal): the same in one process and, under pytest-xdist
+    # (ci/test.sh's unit phase), in the controller, which receives every worker's reports
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        self._judge(report.nodeid, report)
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_make_collect_report(self, collector):
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectreport(self, report):
         # a module that skips as a whole (importorskip at its top) skips at collection
-        outcome = yield
-        self._judge(collector.nodeid, outcome.get_result())
+        self._judge(report.nodeid, report)
 
     def pytest_sessionfinish(self, session, exitstatus):
         if self.ran:
@@ -101,5 +102,6 @@ class SkipsFail:
 
 
 def configure(config):
-    if in_ci():
+    # not in a pytest-xdist worker: its reports are judged where they arrive
+    if in_ci() and not hasattr(config, 'workerinput'):
         config.pluginmanager.register(SkipsFail(allowlist_path()), 'mdxbench-ci-skips')

@@ -1,10 +1,13 @@
 '''In CI a skip is a failure (tests/ci_skips.py), and CI does not start without Spack's
-archives (.ci/run). Each case runs a real pytest (or .ci/run) in a subprocess.'''
+archives (.ci/run). Each case runs a real pytest (or .ci/run) in a subprocess; the CI cases also under
+pytest-xdist's two workers, as ci/test.sh runs the unit tests.'''
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -19,7 +22,7 @@ def test_skips():
 '''
 
 
-def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False):
+def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False, workers=0):
     (tmp_path / 'conftest.py').write_text(
         'import ci_skips\n\ndef pytest_configure(config):\n    ci_skips.configure(config)\n')
     (tmp_path / 'test_mod.py').write_text(TESTS)
@@ -35,8 +38,9 @@ def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False):
         env['MDXBENCH_CI_ALLOWED_SKIPS'] = str(tmp_path / 'allowed.txt')
     else:
         env['MDXBENCH_CI_ALLOWED_SKIPS'] = str(tmp_path / 'none.txt')
+    xdist = ['-n', str(workers)] if workers else []
     return subprocess.run([sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q',
-                           '--rootdir', str(tmp_path), str(tmp_path)],
+                           *xdist, '--rootdir', str(tmp_path), str(tmp_path)],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
 
 
@@ -46,23 +50,29 @@ def test_outside_ci_a_skip_is_a_skip(tmp_path):
     assert '1 passed, 1 skipped' in res.stdout
 
 
-def test_in_ci_a_skip_fails_with_its_reason(tmp_path):
-    res = pytest_in(tmp_path, ci=True)
+@pytest.mark.parametrize('workers', [0, 2])
+def test_in_ci_a_skip_fails_with_its_reason(tmp_path, workers):
+    res = pytest_in(tmp_path, ci=True, workers=workers)
     assert res.returncode == 1, res.stdout
     assert '1 failed, 1 passed' in res.stdout, res.stdout
     assert 'skipped in CI: no such tool here' in res.stdout
     assert 'SKIP IS FAILURE test_mod.py::test_skips: no such tool here' in res.stdout
 
 
-def test_in_ci_a_module_skipped_at_collection_fails(tmp_path):
-    res = pytest_in(tmp_path, ci=True, module_skip=True)
-    # a collection error: pytest stops before running anything (exit 2)
-    assert res.returncode == 2, res.stdout
+@pytest.mark.parametrize('workers', [0, 2])
+def test_in_ci_a_module_skipped_at_collection_fails(tmp_path, workers):
+    res = pytest_in(tmp_path, ci=True, module_skip=True, workers=workers)
+    # a collection error: pytest stops before running anything (exit 2); pytest-xdist runs
+    # what the workers collected and fails the run (exit 1)
+    assert res.returncode == (1 if workers else 2), res.stdout
+    assert 'ERROR test_whole.py' in res.stdout, res.stdout
     assert "SKIP IS FAILURE test_whole.py: could not import 'no_such_module_anywhere'" in res.stdout
 
 
-def test_an_allowed_skip_with_its_reason_passes(tmp_path):
-    res = pytest_in(tmp_path, ci=True, allowlist='test_mod.py::test_skips  # needs a GPU\n')
+@pytest.mark.parametrize('workers', [0, 2])
+def test_an_allowed_skip_with_its_reason_passes(tmp_path, workers):
+    res = pytest_in(tmp_path, ci=True, allowlist='test_mod.py::test_skips  # needs a GPU\n',
+                    workers=workers)
     assert res.returncode == 0, res.stdout
     assert '1 passed, 1 skipped' in res.stdout and '1 entry, 1 used' in res.stdout
 
@@ -73,9 +83,11 @@ def test_an_allowed_skip_without_a_reason_is_refused_naming_the_line(tmp_path):
     assert f"{tmp_path / 'allowed.txt'}:2: an allowed skip needs its reason" in res.stdout + res.stderr
 
 
-def test_an_allowed_skip_that_no_longer_skips_fails_the_run(tmp_path):
+@pytest.mark.parametrize('workers', [0, 2])
+def test_an_allowed_skip_that_no_longer_skips_fails_the_run(tmp_path, workers):
     res = pytest_in(tmp_path, ci=True, allowlist='test_mod.py::test_skips  # x\n'
-                                                  'test_mod.py::test_runs  # it used to skip\n')
+                                                  'test_mod.py::test_runs  # it used to skip\n',
+                    workers=workers)
     assert res.returncode == 1, res.stdout
     assert 'STALE ALLOWED SKIP test_mod.py::test_runs' in res.stdout
 
