@@ -1,5 +1,7 @@
-# STREAM from Debian's HPC Challenge, as Guidi et al. ran it (Table II): all physical cores,
-# and one thread alone. The `local` system's memory check; Spack's `stream` elsewhere.
+# STREAM of HPC Challenge (Debian's hpcc, or Spack's): all physical cores (StarSTREAM) and
+# one core alone (SingleSTREAM). A stand-in, not Guidi et al.'s method (Table II ran
+# McCalpin's STREAM 5.10 at 120 M elements: StreamOmp): HPCC sizes its arrays from HPL's N,
+# and the report names it "not the paper's method", never beside the paper's figures.
 import reframe as rfm
 from reframe.core.builtins import run_before, variable
 

@@ -5,7 +5,7 @@
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
-from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.base import PAPER_RANKS_PER_NODE, MdxBenchTest, partition_facts, ranks_per_node
 from mdxbench.jobsteps import partition_nodes, skip_unless_nodes
 from mdxbench.parsers import osu
 
@@ -69,7 +69,7 @@ class OsuAlltoall(_Osu):
     num_nodes = parameter([1, 2, 8])
     #: ranks per node: Guidi et al.'s 32, or all the node's cores where it has fewer (said
     #: in meta); 0: the node's cores
-    ranks_per_node = variable(int, value=32)
+    ranks_per_node = variable(int, value=PAPER_RANKS_PER_NODE)
     perf_table = {'latency_8B': ('latency', 'us', 'lower')}
 
     @run_after('setup')
@@ -77,8 +77,8 @@ class OsuAlltoall(_Osu):
         skip_unless_nodes(self, self.num_nodes)
 
     def rpn(self):
-        cores = partition_facts(self.current_partition)['cores']
-        return min(self.ranks_per_node, cores) if self.ranks_per_node else cores
+        return ranks_per_node(
+            partition_facts(self.current_partition)['cores'], self.ranks_per_node)[0]
 
     @run_after('setup')
     def require_two_ranks(self):
@@ -88,11 +88,10 @@ class OsuAlltoall(_Osu):
 
     @run_before('run')
     def place_ranks(self):
-        rpn = self.rpn()
-        self.mdx_extra = dict(self.mdx_extra, ranks_per_node=rpn, ranks_per_node_paper=32,
-                              ranks_rule=('as asked' if rpn == self.ranks_per_node else
-                                          f'all {rpn} cores of the node (fewer than the '
-                                          f'{self.ranks_per_node} asked)'))
+        rpn, rule = ranks_per_node(
+            partition_facts(self.current_partition)['cores'], self.ranks_per_node)
+        self.mdx_extra = dict(self.mdx_extra, ranks_per_node=rpn,
+                              ranks_per_node_paper=PAPER_RANKS_PER_NODE, ranks_rule=rule)
         self.num_tasks_per_node = rpn
         self.num_tasks = rpn * self.num_nodes
         self.executable = self.bench_path

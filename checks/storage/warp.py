@@ -121,10 +121,10 @@ class WarpObjectStorage(_Warp):
 @rfm.simple_test
 class WarpMultiClient(_Warp):
     descr = 'MinIO warp GET/PUT total throughput from several client nodes at once'
-    #: client nodes, 1 to 8 as the paper's Figure 9 (one VM per host there)
+    #: client nodes, 1 to 8 as the paper's Figure 10 [002: 9] (one VM per host there)
     clients = parameter([1, 2, 3, 4, 5, 6, 7, 8])
-    #: concurrent operations per client node: 128, where one VM's GET peaked (Figure 8;
-    #: the paper does not state the per-VM concurrency of Figure 9)
+    #: concurrent operations per client node: 128, where one VM's GET peaked (Figure 9
+    #: [002: 8]; the paper does not state the per-VM concurrency of Figure 10)
     concurrency = variable(int, value=128)
     #: TCP port of the `warp client` agents; 0 derives one from the job id
     port = variable(int, value=0)
@@ -134,7 +134,7 @@ class WarpMultiClient(_Warp):
     @run_after('setup')
     def require_nodes(self):
         skip_unless_nodes(self, self.clients, f'{self.clients} warp clients')
-        # Figure 9: one client VM per host, where the partition declares its hosts
+        # Figure 10 [002: 9]: one client VM per host, where the partition declares its hosts
         spread_over_hosts(self, self.clients)
 
     @run_before('run')

@@ -105,6 +105,22 @@ def partition_facts(partition):
     return facts
 
 
+#: Guidi et al.'s MPI ranks per node for the collectives and the applications (Figs 5-6
+#: and 13-16: 32 on every platform but C5's 36 and KNL's 64, the best of each)
+PAPER_RANKS_PER_NODE = 32
+
+
+def ranks_per_node(cores, asked=PAPER_RANKS_PER_NODE):
+    '''(ranks per node, the rule as the record says it) on a node of ``cores`` cores:
+    ``asked`` ranks (the paper's 32 by default), or all the node's cores where it has fewer;
+    ``asked`` 0 is the node's cores.'''
+    if not asked:
+        return cores, f'all {cores} cores of the node (0 asked)'
+    if asked <= cores:
+        return asked, 'as asked'
+    return cores, f'all {cores} cores of the node (fewer than the {asked} asked)'
+
+
 def pinned_version_mismatch(pins, bench, version):
     '''Why a run of ``bench`` that reported ``version`` is not the version the partition
     pins (``extras.bench_versions: {bench: version}``, e.g. the paper's warp 1.0.8 where a

@@ -51,3 +51,15 @@ def test_the_sites_pin_the_papers_warp():
     local = yaml.safe_load((systems / 'local.yaml').read_text())
     pin = local['partitions'][0]['extras']['bench_versions']['warp']
     assert f'WARP_VERSION=v{pin}\n' in (REPO_ROOT / 'ci' / 'install.sh').read_text()
+
+
+def test_ranks_per_node_are_the_papers_32_or_the_nodes_cores():
+    '''Guidi et al. ran the collectives and the FFT at 32 ranks per node (Figs 5-6, 13-16):
+    OsuAlltoall and FftwMpi2d ask for 32, run all the cores of a smaller node and say so.'''
+    from mdxbench.base import PAPER_RANKS_PER_NODE, ranks_per_node
+
+    assert PAPER_RANKS_PER_NODE == 32
+    assert ranks_per_node(112) == (32, 'as asked')          # a Sapphire Rapids node
+    assert ranks_per_node(36, 36) == (36, 'as asked')        # the paper's C5
+    assert ranks_per_node(8) == (8, 'all 8 cores of the node (fewer than the 32 asked)')
+    assert ranks_per_node(2, 0) == (2, 'all 2 cores of the node (0 asked)')
