@@ -11,7 +11,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
 
 import mdxbench.hpcc as launch
-from mdxbench.base import MdxBenchTest, partition_facts, peak_gflops
+from mdxbench.base import MdxBenchTest, compute_threads, partition_facts, peak_gflops
 from mdxbench.parsers import hpcc, linpack
 
 #: said where Intel's binaries are missing: no registry, Spack mirror or PyPI wheel has them
@@ -82,14 +82,17 @@ class MklLinpackShm(_Linpack):
 
         self.num_tasks = 1
         self.num_cpus_per_task = facts['cores'] * facts.get('threads_per_core', 1)
-        self.env_vars['OMP_NUM_THREADS'] = facts['cores']
+        threads, places, rule = compute_threads(facts)
+        if places == 'threads':           # Slurm's --hint=multithread
+            self.use_multithreading = True
+        self.env_vars['OMP_NUM_THREADS'] = threads
         self.env_vars['KMP_AFFINITY'] = 'granularity=fine,compact,1,0'
         with open(os.path.join(self.stagedir, 'lininput'), 'w') as fp:
             fp.write(launch.linpack_input(sizes))
 
         self.executable = self.bench_path
         self.executable_opts = ['-i', 'lininput']
-        self.mdx_extra = {'problem_sizes': sizes}
+        self.mdx_extra = {'problem_sizes': sizes, 'threads': threads, 'threads_rule': rule}
 
 
 @rfm.simple_test

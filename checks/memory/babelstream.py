@@ -1,12 +1,13 @@
 # Memory bandwidth: BabelStream 5.0, OpenMP model, as the mdx II paper ran it (Tables 1
-# and 4): threads = cores of the partition, bound to cores, every array at least 4x the
-# last-level cache of the node.
+# and 4): one thread per core of the partition, bound to cores (every vCPU where the
+# partition's facts say its figures are of all vCPUs: mdx II's AWS c7i.4xlarge), every
+# array at least 4x the last-level cache of the node.
 import math
 
 import reframe as rfm
 from reframe.core.builtins import run_before, variable
 
-from mdxbench.base import MdxBenchTest, partition_facts
+from mdxbench.base import MdxBenchTest, compute_threads, partition_facts
 from mdxbench.parsers import babelstream
 
 
@@ -29,8 +30,12 @@ class BabelStreamOmp(MdxBenchTest):
         elements = int(math.ceil(self.llc_factor * llc_node / 8 / 2**20)) * 2**20
         self.num_tasks = 1
         self.num_cpus_per_task = facts['cores'] * facts.get('threads_per_core', 1)
-        self.env_vars.update({'OMP_NUM_THREADS': facts['cores'], 'OMP_PROC_BIND': 'spread',
-                              'OMP_PLACES': 'cores'})
+        threads, places, rule = compute_threads(facts)
+        if places == 'threads':           # Slurm's --hint=multithread
+            self.use_multithreading = True
+        self.env_vars.update({'OMP_NUM_THREADS': threads, 'OMP_PROC_BIND': 'spread',
+                              'OMP_PLACES': places})
         self.executable = self.bench_path
         self.executable_opts = ['-s', str(elements), '-n', str(self.num_times)]
-        self.mdx_extra = {'array_elements': elements, 'array_bytes': elements * 8}
+        self.mdx_extra = {'array_elements': elements, 'array_bytes': elements * 8,
+                          'threads': threads, 'threads_rule': rule}

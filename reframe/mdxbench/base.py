@@ -121,6 +121,19 @@ def ranks_per_node(cores, asked=PAPER_RANKS_PER_NODE):
     return cores, f'all {cores} cores of the node (fewer than the {asked} asked)'
 
 
+def compute_threads(facts):
+    '''(threads, OpenMP places, the rule as the record says it) of the shared-memory compute
+    and memory checks (MklLinpackShm, BabelStreamOmp): one thread per core, unless the
+    partition's facts say its figures are of every vCPU (``all_vcpus: true``: AWS
+    c7i.4xlarge, whose 16 vCPUs are 8 cores x 2 threads and which Takahashi et al. measured
+    as a 16-vCPU instance, Table 1), then one per vCPU, both hyperthreads of each core.'''
+    cores, per_core = facts['cores'], facts.get('threads_per_core', 1)
+    if facts.get('all_vcpus') and per_core > 1:
+        return (cores * per_core, 'threads',
+                f'all {cores * per_core} vCPUs ({cores} cores x {per_core} threads, facts.all_vcpus)')
+    return cores, 'cores', f'one thread per core ({cores})'
+
+
 def pinned_version_mismatch(pins, bench, version):
     '''Why a run of ``bench`` that reported ``version`` is not the version the partition
     pins (``extras.bench_versions: {bench: version}``, e.g. the paper's warp 1.0.8 where a

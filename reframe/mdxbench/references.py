@@ -47,6 +47,10 @@ CONDITIONS = {
     # peer-to-peer between a node's GPUs: the mdx I paper's 20 GB/s is without it (PCIe
     # passthrough), Wisteria-Aquarius's 275 GB/s with it (sec. 5.2)
     'gpu_p2p': lambda facts: bool((facts or {}).get('gpu_p2p')),
+    # LINPACK and BabelStream on every vCPU, both hyperthreads of a core (mdx.base.
+    # compute_threads): Takahashi et al.'s AWS figures are of the 16-vCPU c7i.4xlarge,
+    # 8 cores x 2 threads (002 Table 1: "two vCPUs share a single physical core")
+    'all_vcpus': lambda facts: bool((facts or {}).get('all_vcpus')),
 }
 
 

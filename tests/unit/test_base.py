@@ -63,3 +63,17 @@ def test_ranks_per_node_are_the_papers_32_or_the_nodes_cores():
     assert ranks_per_node(36, 36) == (36, 'as asked')        # the paper's C5
     assert ranks_per_node(8) == (8, 'all 8 cores of the node (fewer than the 32 asked)')
     assert ranks_per_node(2, 0) == (2, 'all 2 cores of the node (0 asked)')
+
+
+def test_compute_threads_are_the_cores_or_every_vcpu_where_the_facts_say():
+    '''LINPACK and BabelStream run one thread per core; on a partition whose figures are of
+    every vCPU (AWS c7i.4xlarge: 8 cores x 2 threads, measured by Takahashi et al. as a
+    16-vCPU instance) one per vCPU, placed on threads, and the record says which.'''
+    from mdxbench.base import compute_threads
+
+    assert compute_threads({'cores': 8, 'threads_per_core': 2}) == (
+        8, 'cores', 'one thread per core (8)')
+    assert compute_threads({'cores': 8, 'threads_per_core': 2, 'all_vcpus': True}) == (
+        16, 'threads', 'all 16 vCPUs (8 cores x 2 threads, facts.all_vcpus)')
+    # a VM whose vCPUs are its cores (mdx2 vc16m32g): the same either way
+    assert compute_threads({'cores': 16, 'threads_per_core': 1, 'all_vcpus': True})[0] == 16

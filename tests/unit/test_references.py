@@ -180,7 +180,7 @@ def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'lower': 'low'}, 'fraction'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'tolerance': 1}, 'unknown field'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multique': True}},
-     "conditions: expected true/false for any of ['gpu_p2p', 'multiqueue']"),
+     "conditions: expected true/false for any of ['all_vcpus', 'gpu_p2p', 'multiqueue']"),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multiqueue': 'on'}},
      'conditions: expected true/false'),
 ])
