@@ -32,6 +32,8 @@ class Ior(StorageTargetTest):
     odirect = parameter([True, False])
     #: ranks per node: 1, or one per core of the partition
     ranks_per_node = parameter([1, 'cores'])
+    #: several nodes each on a host of its own, where the partition says its hosts
+    run_conditions = ('distinct_hosts',)
     #: segments of one block per rank: mdx I's 8192 x 1 MiB = 8 GiB per rank, unless the
     #: partition sizes IOR for itself (extras.ior.segments); -S segments=N wins over both
     segments = variable(int, type(None), value=None)

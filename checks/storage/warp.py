@@ -128,6 +128,8 @@ class WarpMultiClient(_Warp):
     concurrency = variable(int, value=128)
     #: TCP port of the `warp client` agents; 0 derives one from the job id
     port = variable(int, value=0)
+    #: one client node a host, where the partition says its hosts (spread_over_hosts)
+    run_conditions = ('distinct_hosts',)
 
     SWEEP_VARIABLES = dict(_Warp.SWEEP_VARIABLES, concurrency=('client_concurrency', 128))
 

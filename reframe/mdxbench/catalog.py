@@ -64,4 +64,5 @@ def describe(cls):
         'params': {p: tuple(v.values) for p, v in cls.param_space.params.items()},
         'conditions': tuple(getattr(cls, 'reference_conditions', ())),
         'fixed_conditions': dict(getattr(cls, 'reference_fixed_conditions', {})),
+        'run_conditions': tuple(getattr(cls, 'run_conditions', ())),
     }

@@ -9,6 +9,7 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest
 from mdxbench import placement as place
+from mdxbench import references
 from mdxbench.parsers import nic
 
 NICINFO = os.path.join(os.path.dirname(__file__), 'scripts', 'nicinfo.sh')
@@ -80,21 +81,39 @@ def physical_hosts(test):
 def spread_over_hosts(test, n):
     '''Put the test's ``n`` nodes on ``n`` different physical hosts, as the paper placed its
     VMs for multi-VM storage and object-store runs, where the partition declares its hosts
-    (``--nodelist``; skipped, saying why, where too few hosts have a usable node); where it
-    declares none, any ``n`` nodes, and the record says the hosts are not known.'''
+    (``--nodelist``; skipped, saying why, where too few hosts have a usable node, or where
+    the declaration finds no host at all: a ``host_feature`` no usable node carries). Where
+    it declares none, any ``n`` nodes: the record says the hosts are not known, and the
+    references measured with every node on a host of its own (``conditions:
+    {distinct_hosts: true}``) are not applied to the run, saying so.'''
     part = test.current_partition
-    where, how = place.node_hosts(part.extras.get('placement'), place.sinfo_nodes(part))
-    if n < 2 or not where:
-        test.mdx_extra = dict(test.mdx_extra, hosts_from=how if where else
-                              f'not declared: {how}')
-        return
     try:
-        nodes = place.choose_spread(where, n)
+        nodes, hosts, how = place.spread(part.extras.get('placement'), place.sinfo_nodes(part), n)
     except place.Unavailable as err:
-        test.skip(f'{partition_name(test)}: {err} ({how})')
+        test.skip(f'{partition_name(test)}: {n} nodes on {n} physical hosts: {err}')
+    if nodes is None:
+        test.mdx_extra = dict(test.mdx_extra, hosts_from=how)
+        if n >= 2:
+            drop_references(test, 'distinct_hosts', f'{n} nodes on any hosts ({how})')
+        return
     test.job.options += [f'--nodelist={",".join(nodes)}']
     test.mdx_extra = dict(test.mdx_extra, placement='different-hosts', nodes_chosen=nodes,
-                          hosts=[where[nd] for nd in nodes], hosts_from=how)
+                          hosts=[hosts[nd] for nd in nodes], hosts_from=how)
+
+
+def drop_references(test, condition, why):
+    '''Leave out of this run's ReFrame references those of the current partition measured
+    under a run condition (``references.RUN_CONDITIONS``) this run could not meet; the
+    record says which and why (``meta.references_not_applied``).'''
+    target, check, params = partition_name(test), type(test).__name__, test.param_values()
+    # the references as load_references set them (ReFrame keeps them as a ScopedDict)
+    ref, dropped = references.without_condition(references.for_check(check, params), check,
+                                                target, params, condition)
+    if dropped:
+        test.reference = ref
+        test.mdx_extra = dict(test.mdx_extra, references_not_applied={
+            var: f"measured with {condition} ({references.RUN_CONDITIONS[condition]}); this "
+                 f"run: {why}" for var in dropped})
 
 
 class ClientServerTest(MdxBenchTest):

@@ -61,6 +61,12 @@ def parse_sinfo(text):
     return nodes
 
 
+def declares_hosts(declared):
+    '''Whether a partition's ``extras.placement`` says how to find its nodes' hosts.'''
+    return bool(declared and any(declared.get(k) for k in ('hosts', 'host_feature',
+                                                           'node_is_host')))
+
+
 def node_hosts(declared, slurm_nodes):
     '''({node: host}, how it is known) from the partition's ``extras.placement`` and the
     nodes Slurm has (``sinfo_nodes``; None: not known, the declaration is taken as is).
@@ -144,6 +150,22 @@ def choose_spread(where, n):
         raise Unavailable(f'{n} nodes on different hosts need {n} hosts with a usable node, '
                           f'{len(by_host)} have one ({_describe(by_host)})')
     return [by_host[h][0] for h in sorted(by_host)[:n]]
+
+
+def spread(declared, slurm_nodes, n):
+    '''Where a run of ``n`` nodes that the paper placed one per host goes: ``(nodes, {node:
+    host}, how)`` on ``n`` hosts; ``(None, {}, how)`` on any nodes where the partition does
+    not say its hosts, or where Slurm cannot be asked (``slurm_nodes`` None or empty: a dry
+    run elsewhere); Unavailable where it says them and fewer than ``n`` hosts have a usable
+    node -- none at all when a ``host_feature`` is declared and no node carries it.'''
+    where, how = node_hosts(declared, slurm_nodes)
+    if n < 2 or (not where and not (declares_hosts(declared) and slurm_nodes)):
+        return None, where, how if where else f'not declared: {how}'
+    if not where:
+        raise Unavailable(f'the partition declares its hosts ({how}), but none of its '
+                          f'usable nodes has one')
+    nodes = choose_spread(where, n)
+    return nodes, {nd: where[nd] for nd in nodes}, how
 
 
 def _describe(by_host):

@@ -54,6 +54,17 @@ CONDITIONS = {
 }
 
 
+#: the conditions a reference may state that a run meets or not, whatever its partition:
+#: the check that can meet one lists it in ``run_conditions`` and, where a run cannot,
+#: leaves the reference out of that run, saying why (mdxbench.jobsteps.drop_references)
+RUN_CONDITIONS = {
+    # the paper's multi-VM runs put each VM on a host of its own (002 sec. 3.2.4, Fig. 10
+    # [002: 9]: client VMs "on different hosts"); where a partition does not say which
+    # host a node is on, the nodes of a run may share one
+    'distinct_hosts': 'each node of the run on a physical host of its own',
+}
+
+
 def condition_of(name, facts, fixed=None):
     '''The value of condition ``name`` on a partition with these facts, unless the check
     sets it itself for its run (``fixed``: its ``reference_fixed_conditions``, e.g. the
@@ -128,11 +139,12 @@ def _load_files(files):
                             raise ReferenceError(f'{f}: {key}.{b}: expected a fraction or null')
 
                     cond = item.get('conditions') or {}
-                    if not isinstance(cond, dict) or set(cond) - set(CONDITIONS) or \
+                    known = set(CONDITIONS) | set(RUN_CONDITIONS)
+                    if not isinstance(cond, dict) or set(cond) - known or \
                             not all(isinstance(v, bool) for v in cond.values()):
                         raise ReferenceError(
                             f'{f}: {key}.conditions: expected true/false for any of '
-                            f'{sorted(CONDITIONS)}, got {cond!r}')
+                            f'{sorted(known)}, got {cond!r}')
 
                     if ':' not in str(target):
                         raise ReferenceError(f'{f}: {key}: target must be system:partition')
@@ -143,8 +155,12 @@ def _load_files(files):
     return tuple(entries)
 
 
-def _matches(entry, params):
+def matches(entry, params):
+    '''Whether a reference entry applies to a test with these parameter values.'''
     return all(str(params.get(k)) == str(v) for k, v in (entry.get('when') or {}).items())
+
+
+_matches = matches
 
 
 def for_check(check, params, entries=None):
@@ -157,6 +173,24 @@ def for_check(check, params, entries=None):
                 e['value'], e.get('lower'), e.get('upper'), e['unit'])
 
     return ref
+
+
+def without_condition(ref, check, target, params, condition, entries=None):
+    '''(ReFrame ``reference`` dict ``ref`` without the variables of ``target`` whose entries
+    were measured under ``condition``, [those variables]): what a run that cannot meet a run
+    condition (:data:`RUN_CONDITIONS`) is judged by.'''
+    entries = load() if entries is None else entries
+    dropped = sorted({e['var'] for e in entries if e['check'] == check and
+                      e['target'] == target and matches(e, params) and
+                      (e.get('conditions') or {}).get(condition)} & set(ref.get(target, {})))
+    if not dropped:
+        return ref, []
+    out = {t: dict(v) for t, v in ref.items()}
+    for var in dropped:
+        del out[target][var]
+    if not out[target]:
+        del out[target]
+    return out, dropped
 
 
 def sources_for(check, params, target, entries=None):

@@ -95,3 +95,23 @@ def test_several_nodes_are_spread_one_a_host_or_the_reason_names_the_hosts():
     drained, _ = place.node_hosts({'host_feature': 'host_'},
                                   sinfo('sinfo-nodes-features-drained-22.05.txt'))
     assert place.choose_spread(drained, 2) == ['mdxnode1', 'mdxnode3']
+
+
+def test_a_spread_run_goes_on_distinct_hosts_or_says_why_not():
+    '''Issue 43, item 4. Hosts declared and known: one node a host. A host_feature that no
+    usable node carries: Unavailable (the check skips, saying so), not any nodes. Hosts not
+    declared, or Slurm not asked (a dry run elsewhere): any nodes, the record saying so.'''
+    from mdxbench import placement as place
+
+    tagged = {'n1': ['host_a'], 'n2': ['host_a'], 'n3': ['host_b'], 'n4': ['host_c']}
+    nodes, hosts, how = place.spread({'host_feature': 'host_'}, tagged, 3)
+    assert nodes == ['n1', 'n3', 'n4'] and hosts == {'n1': 'a', 'n3': 'b', 'n4': 'c'}
+    untagged = {n: [] for n in tagged}
+    with pytest.raises(place.Unavailable, match='declares its hosts .* none of its usable'):
+        place.spread({'host_feature': 'host_'}, untagged, 3)
+    with pytest.raises(place.Unavailable, match='need 4 hosts'):
+        place.spread({'host_feature': 'host_'}, tagged, 4)
+    nodes, _, how = place.spread({}, untagged, 3)
+    assert nodes is None and how.startswith('not declared: ')
+    assert place.spread({'host_feature': 'host_'}, None, 3)[0] is None
+    assert place.spread({'host_feature': 'host_'}, {}, 3)[0] is None

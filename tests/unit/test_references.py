@@ -60,6 +60,13 @@ def validate(entries, checks, targets):
                 errors.append(f"{where}: states no {k!r} condition ({e['check']} figures "
                               f"depend on it)")
         for k, v in cond.items():
+            if k in references.RUN_CONDITIONS:
+                # met by the run, not the partition: the check must be one that can
+                if k not in info['run_conditions']:
+                    errors.append(f"{where}: the figure was measured with {k}={v}, which "
+                                  f"{e['check']} cannot arrange (no {k!r} in its "
+                                  f"run_conditions)")
+                continue
             has = references.condition_of(k, targets.get(e['target']), info['fixed_conditions'])
             if e['target'] in targets and has != v:
                 who = (f"{e['check']} runs" if k in info['fixed_conditions'] else
@@ -165,6 +172,12 @@ def test_a_figure_cited_from_the_wrong_section_is_caught(source, message):
     # the one-queue series turns multiqueue off itself, whatever the partition runs
     (lambda d: d['Iperf3OneQueue']['mdx2:vc16m32g'][0]['conditions'].update(multiqueue=True),
      'measured with multiqueue=True, Iperf3OneQueue runs with multiqueue=False'),
+    # distinct hosts are a run's: a one-node check cannot arrange them; the AWS figures are
+    # of every vCPU, which the partition's facts must say
+    (lambda d: d['FioTarget']['mdx2:vc16m32g'][0].update(conditions={'distinct_hosts': True}),
+     'FioTarget cannot arrange'),
+    (lambda d: d['MklLinpackShm']['mdx2:vc16m32g'][0].update(conditions={'all_vcpus': True}),
+     'measured with all_vcpus=True, the partition mdx2:vc16m32g runs with all_vcpus=False'),
 ])
 def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     data = yaml.safe_load((SITE / 'references' / 'papers.yaml').read_text())
@@ -180,7 +193,7 @@ def test_injected_errors_are_caught(tmp_path, checks, mutate, message):
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'lower': 'low'}, 'fraction'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'tolerance': 1}, 'unknown field'),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multique': True}},
-     "conditions: expected true/false for any of ['all_vcpus', 'gpu_p2p', 'multiqueue']"),
+     "conditions: expected true/false for any of ['all_vcpus', 'distinct_hosts', 'gpu_p2p', 'multiqueue']"),
     ({'var': 'x', 'value': 1, 'unit': 'u', 'source': 's', 'conditions': {'multiqueue': 'on'}},
      'conditions: expected true/false'),
 ])
@@ -228,3 +241,22 @@ def test_report_tables_name_only_what_exists(checks):
                     })
     assert len(entries) >= 20
     assert validate(entries, checks, targets) == []
+
+
+def test_a_run_that_cannot_meet_a_run_condition_is_judged_without_that_reference():
+    '''The paper's 3-client GET (13,056 MiB/s) was measured with each client VM on a host of
+    its own (distinct_hosts): a run on nodes whose hosts are not known is judged without
+    it; the other partitions' references, and runs that met it, keep theirs.'''
+    params = {'target': 's3ds', 'op': 'get', 'clients': 3}
+    ref = references.for_check('WarpMultiClient', params)
+    assert ref['mdx2:vc16m32g']['throughput'][0] == 13056
+    out, dropped = references.without_condition(ref, 'WarpMultiClient', 'mdx2:vc16m32g',
+                                                params, 'distinct_hosts')
+    assert dropped == ['throughput'] and 'mdx2:vc16m32g' not in out
+    assert ref['mdx2:vc16m32g']['throughput'][0] == 13056          # the original untouched
+    # a reference without the condition stays (IOR's one-VM figures)
+    ior = {'num_nodes': 1, 'target': 'lustre', 'odirect': True, 'ranks_per_node': 1,
+           'access': 'file-per-process'}
+    ref = references.for_check('Ior', ior)
+    assert references.without_condition(ref, 'Ior', 'mdx2:vc16m32g', ior,
+                                         'distinct_hosts') == (ref, [])
