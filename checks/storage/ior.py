@@ -30,8 +30,10 @@ class Ior(StorageTargetTest):
     num_nodes = parameter([1, 2, 4, 8])
     #: O_DIRECT (--posix.odirect), both series as mdx I ran them
     odirect = parameter([True, False])
-    #: ranks per node: 1, or one per core of the partition
-    ranks_per_node = parameter([1, 'cores'])
+    #: ranks per node: 1, or one per core of the partition, and mdx I's sweep of the
+    #: process count in one VM (Figs 5-6) where a partition declares it
+    #: (extras.ior.ranks_sweep; the default [1, 'cores'])
+    ranks_per_node = parameter([1, 2, 4, 8, 16, 32, 64, 'cores'])
     #: several nodes each on a host of its own, where the partition says its hosts
     run_conditions = ('distinct_hosts',)
     #: segments of one block per rank: mdx I's 8192 x 1 MiB = 8 GiB per rank, unless the
@@ -51,6 +53,17 @@ class Ior(StorageTargetTest):
             self.valid_systems = [f'+shared_storage_{self.target}']
 
     @run_after('setup')
+    def in_ranks_sweep(self):
+        sweep = (self.current_partition.extras.get('ior') or {}).get('ranks_sweep', [1, 'cores'])
+        where = f'{self.current_system.name}:{self.current_partition.name}'
+        self.skip_if(str(self.ranks_per_node) not in map(str, sweep),
+                     f'ranks_per_node {self.ranks_per_node} is not in the process sweep of '
+                     f'{where} ({sweep}, extras.ior.ranks_sweep)')
+        cores = partition_facts(self.current_partition)['cores']
+        self.skip_if(self.ranks_per_node != 'cores' and int(self.ranks_per_node) > cores,
+                     f'{self.ranks_per_node} ranks per node: {where} has {cores} cores')
+
+    @run_after('setup')
     def require_nodes(self):
         skip_unless_nodes(self, self.num_nodes)
         # several VMs as the paper ran them: each on a host of its own, where hosts are known
@@ -58,10 +71,17 @@ class Ior(StorageTargetTest):
 
     @run_after('setup')
     def size_for_partition(self):
-        # a partition may size IOR for its purpose (extras.ior.segments: a small node)
+        # a partition may size IOR for its purpose (extras.ior.segments: a small node), and
+        # cap what a run writes in all (extras.ior.max_total_gib: mdx I's 32 GB on its VM
+        # disk, segments lowered as the process count grows)
+        sizing = self.current_partition.extras.get('ior') or {}
         if self.segments is None:
-            self.segments = int((self.current_partition.extras.get('ior') or {}).get(
-                'segments', self.MDX1_SEGMENTS))
+            self.segments = int(sizing.get('segments', self.MDX1_SEGMENTS))
+            cap = sizing.get('max_total_gib')
+            if cap:
+                ranks = self.tasks_per_node() * self.num_nodes
+                self.segments = max(1, min(self.segments, int(
+                    cap * 2 ** 30 // (ranks * _bytes(self.block_size)))))
 
     def tasks_per_node(self):
         return (partition_facts(self.current_partition)['cores']

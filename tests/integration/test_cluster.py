@@ -165,9 +165,14 @@ def test_inter_node_checks_produce_values(cluster, work):
             assert r['meta']['hosts'] == ['ns-host-1', 'ns-host-2'], r['meta']
             assert r['meta']['placement'] == 'different-hosts', r['meta']
     # without O_DIRECT the namespace nodes read their one shared page cache: skipped first
-    skipped = re.findall(r'SKIP.*(Ior %target=scratch .*%num_nodes=[12] %odirect=False.*)\[(.*)\]$',
-                         res.stdout, re.M)
+    skipped = re.findall(r'SKIP.*(Ior %target=scratch .*%num_nodes=[12] %odirect=False '
+                         r'%ranks_per_node=(?:1|cores) .*)\[(.*)\]$', res.stdout, re.M)
     assert len(skipped) == 8 and all('share one page cache' in why for _, why in skipped), skipped
+    # mdx I's process sweep (2 to 64 ranks) is not nscluster's: skipped, saying so
+    swept = re.findall(r'SKIP.*Ior %target=scratch .*%num_nodes=[12] .*%ranks_per_node=\d+ .*'
+                       r'\[(.*)\]$', res.stdout, re.M)
+    assert len(swept) == 2 * 2 * 2 * 6 and all(
+        'is not in the process sweep of nscluster:nodes' in why for why in swept), swept
     report = json.loads((work / 'report.json').read_text())
     for tc in (t for run_ in report['runs'] for t in run_['testcases']):
         if tc['name'].startswith('Ior') and tc['result'] == 'pass':

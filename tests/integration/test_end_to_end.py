@@ -15,6 +15,8 @@ SKIP_REASONS = ('is not installed on local:debug', 'has 1 node(s)', 'no hardware
                 # IOR without O_DIRECT on one node, decided from its sizing before it runs
                 'is the page cache, not storage',
                 'is not in the short sweep of object target minio',
+                # mdx I's IOR process sweep (2 to 64 ranks) where a partition declares it
+                'is not in the process sweep of local:debug',
                 # the one-queue iperf3 series needs two nodes and a NIC a job may change
                 'loopback does not go through the NIC',
                 # the GPU checks (issue 42): local declares no GPU
@@ -28,6 +30,13 @@ def _local_gpus():
     text = (ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text()
     return [d for part in yaml.safe_load(text)['partitions'] for d in part.get('devices') or []
             if d.get('type') == 'gpu']
+
+
+def _local_ior():
+    import yaml
+
+    text = (ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text()
+    return yaml.safe_load(text)['partitions'][0]['extras'].get('ior') or {}
 
 
 def _local_sweep():
@@ -133,6 +142,11 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
                     assert "Intel's download" in reason, reason
                     prove_skip(name, f'{classes[name].bench_binary} is on neither the job\'s '
                                      'PATH (Spack\'s view first) nor in its search dirs')
+            if 'is not in the process sweep' in reason:
+                # local declares no sweep (extras.ior.ranks_sweep): 1 rank or all cores
+                assert name == 'Ior' and not re.search(r'%ranks_per_node=(1|cores)$',
+                                                       tc['display_name']), (tc['name'], reason)
+                assert 'ranks_sweep' not in _local_ior(), reason
             if 'page cache' in reason:
                 assert name == 'Ior' and '%odirect=False' in tc['display_name'] \
                     and '%num_nodes=1' in tc['display_name'], (tc['name'], reason)
