@@ -55,3 +55,5 @@ def test_pages_line_thp_and_perf_counting(fixture_text):
     assert (timed['thp_system'], timed['thp_process'], timed['perf_counting']) == \
         ('madvise', 'off', 'timed-phases')
     assert (timed['n'], timed['ranks'], timed['reps']) == (1024, 1, 3)
+    one = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-run.out'))
+    assert (one['perf_counting'], one['reps'], len(one['total_s'])) == ('one-run', 1, 1)

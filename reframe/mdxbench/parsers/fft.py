@@ -18,8 +18,9 @@ def parse(text):
     'median_comm_s', 'median_total_s', 'gflops', 'comm_percent', 'total_s', 'thp_system',
     'thp_process', 'perf_counting'}`` (``total_s``: every repetition's total, for the
     spread; the last three from the "pages" line, None in output of kernels before it:
-    the system's transparent huge page mode, ``off`` where the process opted out, and
-    ``timed-phases`` where perf counted the timed phases only).'''
+    the system's transparent huge page mode, ``off`` where the process opted out, and what
+    perf counted: ``timed-phases`` (each repetition's timed phases), ``one-run`` (one
+    transform from the first touch of its data: Guidi et al.'s window) or ``none``).'''
     require(text and text.strip(), 'fftw-mpi-bench output is empty')
     err = re.search(r'^fftw-mpi-bench: .*$', text, re.M)
     require(not err, f'the kernel refused to run or failed: {err.group(0) if err else ""}')
