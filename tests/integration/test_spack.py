@@ -73,7 +73,7 @@ def test_local_is_built_from_the_mirror_as_the_checks_need(spack):
     res = run([spack, '-e', 'spack/local', 'find', '--format', '{name}@{version} {namespace}'])
     assert res.returncode == 0, res.stderr
     found = set(res.stdout.split('\n'))
-    for want in ('ior@4.0.0 builtin', 'fio@3.38 mdxbench', 'iperf3@3.18 mdxbench',
+    for want in ('ior@4.0.0 builtin', 'fio@3.38 mdxbench', 'iperf3@3.18-tree mdxbench',
                  'netperf@2.7.0 builtin', 'osu-micro-benchmarks@7.4-tree mdxbench',
                  'stream@5.10 builtin', 'babelstream@5.0 builtin'):
         assert want in found, (want, found)
@@ -102,8 +102,8 @@ def test_a_second_build_reuses_what_was_built(spack):
 
 
 def test_an_archive_that_differs_from_its_checksum_is_refused(spack, tmp_path):
-    '''A mirror whose iperf3 3.18 archive was altered by one byte: Spack refuses it (the
-    sha256 our package pins), and nothing is installed.'''
+    '''A mirror whose iperf3 3.18 archive (3.18-tree) was altered by one byte: Spack
+    refuses it (the sha256 our package pins), and nothing is installed.'''
     sha = 'dad3cbb4f2badaaeea927aaf86c9e528657f1bd34b0b0b4626b8a70d642f2db5'
     good = ROOT.parent / 'shared' / 'spack' / 'mirror' / '_source-cache' / 'archive' / 'da' / f'{sha}.tar.gz'
     src = os.environ.get('MDXBENCH_SPACK_MIRROR')
@@ -122,7 +122,7 @@ def test_an_archive_that_differs_from_its_checksum_is_refused(spack, tmp_path):
         f'config:\n  source_cache: {tmp_path / "cache"}\n  build_stage: [{tmp_path / "stage"}]\n')
     (scope / 'repos.yaml').write_text(
         f'repos:\n  mdxbench: {ROOT / "spack" / "repo" / "spack_repo" / "mdxbench"}\n')
-    res = run([spack, '-C', str(scope), 'fetch', 'iperf3@3.18'], timeout=600)
+    res = run([spack, '-C', str(scope), 'fetch', 'iperf3@3.18-tree'], timeout=600)
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-3000:]
     print(out[-1500:])
