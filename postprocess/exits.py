@@ -17,6 +17,8 @@ OK = 0
 #: a regression, a failed node, or records not stored
 FOUND = 1
 USAGE = 2
+#: acceptance left a node undecided (neither failed nor passed) within its extra jobs
+UNDECIDED = 3
 LOCKED = 73
 #: EX_TEMPFAIL: run again later
 PENDING = 75
@@ -31,6 +33,8 @@ CODES = (
          'a new regression incident'),
     Code(USAGE, 'USAGE', 'a usage or configuration error: the message names the option, '
          'file or variable', 'configuration'),
+    Code(UNDECIDED, 'UNDECIDED', 'no node failed, but at least one stayed undecided within '
+         'the extra jobs (`accept`): its verdict says what would decide it; it is not drained'),
     Code(LOCKED, 'LOCKED', "another process held the state file's lock for longer than "
          '`--lock-wait` (`ingest`): nothing was sent'),
     Code(PENDING, 'PENDING', 'Elasticsearch did not take everything (the records stay '

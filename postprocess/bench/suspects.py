@@ -51,7 +51,7 @@ def _row(label, data, slow, nodes):
         first = m['deficit']
     before = {n: v.get('before_suspects', v['verdict']) for n, v in by.items()}
     false = [n for n, v in by.items() if n != slow and v['verdict'] == 'fail']
-    left = [n for n, v in by.items() if v['verdict'] == 'suspect']
+    left = [n for n, v in by.items() if v['verdict'] == 'undecided']
     # every suspect of the run and how it ended (its first figure: HPL's gflops)
     seen = [f"{n} {next((c['state'] for c in v['suspect'] if c['key'].endswith('gflops')), '?')}"
             f" after {max((len(c['runs']) for c in v['suspect']), default=0)} round(s)"

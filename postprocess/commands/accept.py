@@ -30,7 +30,7 @@ def add_arguments(p):
     p.add_argument('--beta', type=float, default=0.05, help='suspects: the chance of passing '
                    'a node short by --min-effect (default 0.05)')
     p.add_argument('--max-extra-jobs', type=int, help='suspects: at most this many jobs to '
-                   'measure them again (default: as many as the nodes to test)')
+                   'measure them again (default: half as many as the nodes to test)')
     p.add_argument('--no-suspects', action='store_true', help='pass nodes that are worse '
                    'than the median by --min-effect but no outliers, without measuring again')
     p.add_argument('--history', nargs='+', metavar='PATH', default=[],
@@ -76,4 +76,11 @@ def run(args):
     if args.json:
         pathlib.Path(args.json).write_text(verdicts.to_json(
             res.verdicts, extra=dict(res.figures(), drain=drain, noise=res.noise_json())))
+    if any(v['verdict'] == 'fail' for v in res.verdicts):
+        return exits.FOUND
+    left = verdicts.undecided(res.verdicts)
+    if left:
+        print(f"mdxbench accept: undecided: {', '.join(left)} (not drained; each verdict "
+              f"says what would decide it)")
+        return exits.UNDECIDED
     return exits.OK if res.passed else exits.FOUND

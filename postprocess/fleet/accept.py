@@ -147,6 +147,12 @@ def session_records(plan, out):
     return _verdicts.acceptance_records(df)
 
 
+def default_budget(nodes):
+    '''Extra jobs for the suspects by default: half as many as the nodes tested (a round
+    is the suspects and their buddy: two at least).'''
+    return max(2, nodes // 2)
+
+
 def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     '''Find the suspects among the passed nodes, measure them again in rounds with a
     healthy node near the median (``measure(nodes)``), and decide each by the sequential
@@ -172,7 +178,7 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         _suspects.explain(found, noise, effect)
         return noise
     budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
-        else max(2, len(plan.testable))
+        else default_budget(len(plan.testable))
     spent, rounds = 0, []
     # the worst first, where the bound does not let every suspect in a round
     worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}

@@ -101,6 +101,26 @@ def decide(x, sigma, effect, alpha, beta):
     return Decision(state, n, 1 - math.exp(mean), interval, llr, (lower, upper))
 
 
+def pairs_to_decide(sigma_pair, effect, alpha, beta):
+    '''About how many paired runs Wald's test needs to tell "no deficit" from "short by
+    ``effect``" at this noise (the fixed-sample size of the same error rates: normal pairs
+    of sd ``sigma_pair``, means 0 and ln(1 - effect)).'''
+    delta = abs(math.log(1.0 - effect))
+    z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - beta)
+    return max(MIN_PAIRED, math.ceil((z * sigma_pair / delta) ** 2))
+
+
+def to_decide(check, sigma_pair, have, effect, alpha, beta):
+    '''What would decide an undecided suspect, in words: the paired runs it needs at this
+    noise, or runs of the check that many times as long (the noise of a run falls as one
+    over the square root of its length: fio's runtime, netperf's duration, HPL's work).'''
+    need = pairs_to_decide(sigma_pair, effect, alpha, beta)
+    longer = math.ceil(need / max(have, MIN_PAIRED))
+    return (f'to decide: about {need} paired runs at this noise ({sigma_pair:.1%} a pair, '
+            f'{max(need - have, 0)} more than these: --max-extra-jobs), or {check} run about '
+            f'{longer}x as long')
+
+
 def oriented_log(value, better):
     '''ln(value), negated where lower is better: larger is always better.'''
     if value is None or value <= 0 or better not in ('higher', 'lower'):
@@ -291,7 +311,8 @@ def state(cases):
 
 def settle(v, cases, buddy, effect, seq, why_undecided):
     '''The node's verdict from its cases, each explained: fail on a confirmed deficit,
-    pass where every deficit is excluded, else suspect (neither passed nor drained).'''
+    pass where every deficit is excluded, else undecided (neither passed nor drained:
+    its own verdict and exit status, and what would decide it).'''
     v['suspect'] = []
     for c in cases:
         d = c['decision']
@@ -310,6 +331,9 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
                      f'; nothing decided on fewer than {MIN_PAIRED} paired runs'
                      if len(c['x']) < MIN_PAIRED else '')
             text += f'; {why_undecided}' if why_undecided else ''
+            text += '; ' + to_decide(c['key'].split()[0], c['sigma_pair'] or
+                                     c['noise'].sigma * math.sqrt(2), len(c['x']), effect,
+                                     seq.alpha, seq.beta)
         v['suspect'].append({
             'key': c['key'], 'why': c['why'], 'first': c['first'],
             'deficit_first': c['deficit_first'], 'buddy': buddy, 'runs': c['runs'],
@@ -327,7 +351,7 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
             v.setdefault('notes', []).append(text)
     st = state(cases)
     v['before_suspects'] = v['verdict']
-    v['verdict'] = 'fail' if st == 'confirmed' else 'pass' if st == 'excluded' else 'suspect'
+    v['verdict'] = 'fail' if st == 'confirmed' else 'pass' if st == 'excluded' else 'undecided'
 
 
 def explain(found, noise_of, effect):
@@ -349,8 +373,8 @@ def explain(found, noise_of, effect):
             v['why'] = 'not tested: ' + '; '.join(v['reasons'])
         elif v['verdict'] == 'fail':
             v['why'] = 'fail: ' + '; '.join(v['reasons'])
-        elif v['verdict'] == 'suspect':
-            v['why'] = 'suspect: ' + '; '.join(s['explain'] for s in v['suspect'])
+        elif v['verdict'] == 'undecided':
+            v['why'] = 'undecided: ' + '; '.join(s['explain'] for s in v['suspect'])
         elif v.get('suspect'):
             v['why'] = 'pass: ' + '; '.join(s['explain'] for s in v['suspect'])
         else:

@@ -178,8 +178,13 @@ def confirm(verdicts, previous):
 def to_json(verdicts, extra=None):
     return json.dumps(dict({'nodes': verdicts,
                             'summary': {k: sum(v['verdict'] == k for v in verdicts)
-                                        for k in ('pass', 'fail', 'suspect', 'not tested')}},
+                                        for k in ('pass', 'fail', 'undecided', 'not tested')}},
                            **(extra or {})), indent=1)
+
+
+def undecided(verdicts):
+    '''The nodes the suspects' test could not decide within its budget.'''
+    return [v['node'] for v in verdicts if v['verdict'] == 'undecided']
 
 
 def all_pass(verdicts):

@@ -38,7 +38,7 @@ def test_outlier_failed_reference_and_untested_nodes():
     assert v['n9']['verdict'] == 'not tested'
     assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {'n0', 'n1', 'n3', 'n4', 'n6', 'n7'}
     out = json.loads(verdicts.to_json(list(v.values())))
-    assert out['summary'] == {'pass': 6, 'fail': 2, 'suspect': 0, 'not tested': 2}
+    assert out['summary'] == {'pass': 6, 'fail': 2, 'undecided': 0, 'not tested': 2}
     assert 'n5' in text.node_verdicts(list(v.values()))
 
 

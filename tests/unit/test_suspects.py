@@ -210,7 +210,8 @@ def test_nothing_is_decided_on_one_runs_spread_nor_on_one_paired_run():
                     'fleet spread' if hist is None else 'repeated runs')
                 v = dict(found[2], reasons=[], keys=[])
                 suspects.settle(v, [dict(case)], 'd', 0.2, seq, 'bound reached')
-                assert v['verdict'] == 'suspect' and why in v['notes'][0], v['notes']
+                assert v['verdict'] == 'undecided' and why in v['notes'][0], v['notes']
+                assert 'to decide: about ' in v['notes'][0] and 'x as long' in v['notes'][0]
         assert case['runs'] == [pytest.approx(29), pytest.approx(30)]
         assert case['buddy_runs'] == [pytest.approx(41), pytest.approx(42)]
         assert case['decision'].state == 'confirmed', (noise, case['decision'])
@@ -246,3 +247,23 @@ def test_a_pair_whose_own_runs_spread_more_than_the_fleets_noise_is_not_confirme
     [case] = cases['c']
     assert noise['HpccHpl gflops'].sigma < 0.03
     assert case['sigma_pair'] > 0.1 and case['decision'].state == 'undecided', case
+
+
+@pytest.mark.parametrize('sigma, effect', [(0.05, 0.1), (0.1, 0.1), (0.13, 0.4), (0.2, 0.2)])
+def test_the_pairs_that_would_decide_are_those_of_a_test_with_the_same_errors(sigma, effect):
+    """What an undecided node is told it needs: the fewest pairs at which a one-sided test of
+    the same alpha has power 1 - beta against the effect, computed apart from the code with
+    scipy's normal distribution (power at n, not at n - 1, unless n is the minimum)."""
+    from scipy import stats
+
+    alpha, beta = 0.01, 0.05
+    n = suspects.pairs_to_decide(sigma, effect, alpha, beta)
+    delta = -math.log(1 - effect)
+
+    def power(k):
+        return stats.norm.cdf(delta * math.sqrt(k) / sigma - stats.norm.ppf(1 - alpha))
+
+    assert power(n) >= 1 - beta - 1e-9
+    assert n == suspects.MIN_PAIRED or power(n - 1) < 1 - beta
+    text = suspects.to_decide('FioTarget', sigma, 2, effect, alpha, beta)
+    assert f'about {n} paired runs' in text and f'{max(n - 2, 0)} more than these' in text
