@@ -76,11 +76,8 @@ def run(args):
     if args.json:
         pathlib.Path(args.json).write_text(verdicts.to_json(
             res.verdicts, extra=dict(res.figures(), drain=drain, noise=res.noise_json())))
-    if any(v['verdict'] == 'fail' for v in res.verdicts):
-        return exits.FOUND
-    left = verdicts.undecided(res.verdicts)
-    if left:
-        print(f"mdxbench accept: undecided: {', '.join(left)} (not drained; each verdict "
-              f"says what would decide it)")
-        return exits.UNDECIDED
-    return exits.OK if res.passed else exits.FOUND
+    result = verdicts.outcome(res.verdicts)
+    if result == 'undecided':
+        print(f"mdxbench accept: undecided: {', '.join(verdicts.undecided(res.verdicts))} "
+              f"(not drained; each verdict says what would decide it)")
+    return {'pass': exits.OK, 'undecided': exits.UNDECIDED}.get(result, exits.FOUND)

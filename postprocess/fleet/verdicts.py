@@ -182,6 +182,17 @@ def to_json(verdicts, extra=None):
                            **(extra or {})), indent=1)
 
 
+def outcome(verdicts):
+    '''The run's outcome in one word: 'fail' where a node failed, else 'undecided' where a
+    node was left undecided, else 'pass' (every node passed) or 'untested' (none did).'''
+    words = {v['verdict'] for v in verdicts}
+    if 'fail' in words:
+        return 'fail'
+    if 'undecided' in words:
+        return 'undecided'
+    return 'pass' if all_pass(verdicts) else 'untested'
+
+
 def undecided(verdicts):
     '''The nodes the suspects' test could not decide within its budget.'''
     return [v['node'] for v in verdicts if v['verdict'] == 'undecided']

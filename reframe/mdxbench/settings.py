@@ -116,7 +116,10 @@ SETTINGS = (
     _S('MDXBENCH_THP', 'unset (`PerfCountersFft` sets `off`)', "the FFT kernel's "
        'transparent huge pages: `off`, 4 KiB pages as the paper counted', 'jobs'),
     _S('MDXBENCH_PERF_CTL_FD', 'set by perf-timed.sh', "perf's control descriptor: the FFT "
-       'kernel counts only its timed phases', 'jobs'),
+       'kernel switches the counters on for its window only', 'jobs'),
+    _S('MDXBENCH_PERF_WINDOW', '`timed` (`PerfCountersFft` sets its `window`)', 'what the FFT '
+       'kernel counts: `run`, one transform from the first touch of its data (Guidi et '
+       "al.'s Table IV), or `timed`, the timed phases of its repetitions", 'jobs'),
     _S('MDXBENCH_PERF_ACK_FD', 'set by perf-timed.sh', "perf's acknowledgement descriptor",
        'jobs'),
     # --- the services and clusters of ci/ --------------------------------------------

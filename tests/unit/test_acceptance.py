@@ -190,3 +190,18 @@ def test_a_nodes_reasons_are_worst_first_so_the_drain_reason_keeps_them():
                                                                  'FioTarget bandwidth']
         [line] = jobs.drain_lines(list(v.values()))
         assert 'HpccHpl gflops=7.7 GB/s' in line
+
+
+def test_the_outcome_of_a_run_is_fail_then_undecided_then_pass():
+    '''mdxbench accept's exit: a failed node wins (1), an undecided one next (3), else 0.'''
+    from mdxbench.post.fleet import verdicts as v
+
+    def run(*words):
+        return [{'node': f'n{i}', 'verdict': w} for i, w in enumerate(words)]
+
+    assert v.outcome(run('pass', 'undecided', 'fail')) == 'fail'
+    assert v.outcome(run('pass', 'undecided', 'not tested')) == 'undecided'
+    assert v.undecided(run('pass', 'undecided')) == ['n1']
+    assert v.outcome(run('pass', 'pass')) == 'pass'
+    assert v.outcome(run('pass', 'not tested')) == 'untested'
+    assert v.outcome([]) == 'untested'
