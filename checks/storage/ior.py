@@ -58,7 +58,7 @@ class Ior(StorageTargetTest):
         where = f'{self.current_system.name}:{self.current_partition.name}'
         self.skip_if(str(self.ranks_per_node) not in map(str, sweep),
                      f'ranks_per_node {self.ranks_per_node} is not in the process sweep of '
-                     f'{where} ({sweep}, extras.ior.ranks_sweep)')
+                     f'{where} (extras.ior.ranks_sweep: {", ".join(map(str, sweep))})')
         cores = partition_facts(self.current_partition)['cores']
         self.skip_if(self.ranks_per_node != 'cores' and int(self.ranks_per_node) > cores,
                      f'{self.ranks_per_node} ranks per node: {where} has {cores} cores')

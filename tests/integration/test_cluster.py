@@ -169,8 +169,8 @@ def test_inter_node_checks_produce_values(cluster, work):
                          r'%ranks_per_node=(?:1|cores) .*)\[(.*)\]$', res.stdout, re.M)
     assert len(skipped) == 8 and all('share one page cache' in why for _, why in skipped), skipped
     # mdx I's process sweep (2 to 64 ranks) is not nscluster's: skipped, saying so
-    swept = re.findall(r'SKIP.*Ior %target=scratch .*%num_nodes=[12] .*%ranks_per_node=\d+ .*'
-                       r'\[(.*)\]$', res.stdout, re.M)
+    swept = re.findall(r'SKIP.*Ior %target=scratch .*%num_nodes=[12] .*%ranks_per_node='
+                       r'(?:[2-9]|\d\d+) /\S+ @\S+ \[(.*)\]$', res.stdout, re.M)
     assert len(swept) == 2 * 2 * 2 * 6 and all(
         'is not in the process sweep of nscluster:nodes' in why for why in swept), swept
     report = json.loads((work / 'report.json').read_text())
