@@ -180,7 +180,8 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
     # an installed benchmark skips only for what the machine lacks (nodes, PMU)
     for name, tcs in skipped.items():
         if installed(classes[name]):
-            assert all(re.search('has 1 node|no hardware PMU|short sweep|through the NIC|page cache',
+            assert all(re.search('has 1 node|no hardware PMU|short sweep|process sweep|'
+                                 'through the NIC|page cache',
                                  reasons.get(tc['display_name'], '')) for tc in tcs), name
     # with a Go toolchain, ci/install.sh builds MinIO and warp, ci/services.sh starts MinIO,
     # and the short sweep of local's object target runs against it
