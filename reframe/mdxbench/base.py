@@ -27,13 +27,15 @@ from reframe.core.builtins import (loggable, performance_function, run_after,
                                    run_before, sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from mdxbench import REPO_ROOT, perflog, references, settings
+from mdxbench import REPO_ROOT, perflog, references, rfmwarnings, settings
 from mdxbench.provenance import archive_spec, binary_provenance
 from mdxbench.parsers import ParseError, PartialResult, libinfo
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), 'scripts')
 BETTER = perflog.BETTER
 NODE_KERNEL_FILE = 'node-kernel.txt'
+# ReFrame's start-up without its stack walk for warnings it suppresses (see the module)
+rfmwarnings.install()
 
 
 @functools.lru_cache(maxsize=None)

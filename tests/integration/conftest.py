@@ -67,19 +67,22 @@ def es(services):
 #: the main job's `local` run shortened for CI (its extra arguments go to reframe): every
 #: check, short runs
 MAIN_SHORT = ['-S', 'duration=3', '-S', 'size=256M', '-S', 'runtime=3',
-              # one run per point of the cache sweep (local's own sizing: 3), 20 iterations
-              # of BabelStream (the paper's 100: 84 s here), HPL at N = 2000 (6000: 45 s;
-              # 3000: 15-19 s, hpcc's other kernels at that size most of it; 2000: 3 s, as
-              # the fleet tests run it)
-              '-S', 'LikwidCacheSweep.repeats=1', '-S', 'BabelStreamOmp.num_times=20',
+              # one run per point of the cache sweep (local's own sizing: 3), its points x64
+              # apart (local's x16: 53 s in CI), 10 iterations of BabelStream (the paper's
+              # 100: 84 s here; 20: 23 s), HPL at N = 2000 (6000: 45 s; 3000: 15-19 s,
+              # hpcc's other kernels at that size most of it; 2000: 3 s, as the fleet tests
+              # run it), IOR at 256 MiB a rank (local's 1 GiB: 11-17 s a case)
+              '-S', 'LikwidCacheSweep.repeats=1', '-S', 'LikwidCacheSweep.step=64',
+              '-S', 'BabelStreamOmp.num_times=10',
               '-S', 'HpccHpl.problem_size=2000', '-S', 'FftwMpi2d.points=2048',
-              '-S', 'scale_factor=0.05',
-              # HPCC's arrays a quarter of the last-level cache, not 4x: hpcc runs every
+              '-S', 'scale_factor=0.05', '-S', 'Ior.segments=256',
+              # HPCC's arrays an eighth of the last-level cache, not 4x: hpcc runs every
               # kernel at the N that STREAM needs, and this machine's 300 MiB L3 made that
               # N = 21,888 (HPL alone minutes; 10 of the suite's 16 minutes), 1x N = 10,944
-              # (163 s). At 0.25 (N = 5,568) the figure is the L3's, as the record's
-              # llc_factor says; CI runs the check's path and judges no figure on `local`
-              '-S', 'HpccStream.llc_factor=0.25']
+              # (163 s), 0.25x N = 5,568 (30 s). At 0.125 the figure is the L3's, as the
+              # record's llc_factor says; CI runs the check's path and judges no figure on
+              # `local`
+              '-S', 'HpccStream.llc_factor=0.125']
 
 
 def main_job_run(out, env, *reframe_args, stage='rfm', timeout=2700):

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from conftest import CLUSTER_CONF, ROOT, STATE, VENV_BIN, cluster_slurm, mdxbench, run
+from conftest import CLUSTER_CONF, ROOT, STATE, VENV_BIN, cluster_slurm, run
 from mdxbench import perflog
 
 NODES = ['mdxnode1', 'mdxnode2', 'mdxnode3']
@@ -341,64 +341,6 @@ def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
             assert run(['bash', 'ci/cluster.sh', 'restore', n]).returncode == 0
     assert seconds('mdxnode2') < 2 * healthy
     assert gbits('mdxnode3') > 0.2
-
-
-def test_a_node_degraded_between_cycles_is_one_incident_told_once(cluster, es, work):
-    '''The operator's loop on the namespace cluster. A cycle runs HPL five times on
-    mdxnode2; the operator records an event and `ci/cluster.sh degrade` puts a CPU quota on
-    the node; the next cycle runs HPL five more times and finds exactly one new incident
-    (HPL's two perf variables, one cause), naming the event, with one feed entry, one call
-    of the notify command and its page in the site. A third cycle, with nothing new,
-    notifies nobody and exits 0.'''
-    (work / 'notify').mkdir()
-    env = dict(es['env'], MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
-               MDXBENCH_EVENTS=str(work / 'events.jsonl'),
-               RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'))
-    cycle = ['cycle', '--system', 'nscluster', '--state', str(work / 'cycle'),
-             '--json', str(work / 'cycle.json'),
-             '--notify-command', f'cat > "$(mktemp -p {work / "notify"})"']
-    hpl = ['--', '-n', r'HpccHpl', '--repeat', '5', '--exec-policy=serial', '-S',
-           'problem_size=2000', '-J', 'nodelist=mdxnode2', '--prefix', str(work / 'rfm')]
-
-    def one_cycle(*extra):
-        full = {k: v for k, v in os.environ.items() if k != 'SLURM_CONF'}   # nscluster's own
-        res = subprocess.run([str(VENV_BIN / 'mdxbench'), *cycle, *extra], cwd=ROOT,
-                             env=dict(full, **env), capture_output=True, text=True, timeout=1200)
-        assert (work / 'cycle.json').exists(), res.stdout[-3000:] + res.stderr[-3000:]
-        return res, json.loads((work / 'cycle.json').read_text())
-
-    first, rec = one_cycle('--run', *hpl)
-    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
-    assert rec['records'] == 10 and rec['new'] == [], rec      # 5 runs x 2 perf variables
-    assert mdxbench('event', 'add', 'nscluster', 'cpu quota on mdxnode2 (ci/cluster.sh degrade)',
-                    env=env).returncode == 0
-    try:
-        # half of one CPU for HPL's two ranks: a quarter of its speed (a quarter of a CPU
-        # made each of the five runs twice as long for an effect the test needs only > 30%)
-        assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode2', 'cpu', '50']).returncode == 0
-        second, rec = one_cycle('--run', *hpl)
-    finally:
-        assert run(['bash', 'ci/cluster.sh', 'restore', 'mdxnode2']).returncode == 0
-    assert second.returncode == 1, second.stdout[-4000:] + second.stderr[-2000:]
-    assert rec['records'] == 20 and len(rec['new']) == 1 and rec['notified'] == rec['new']
-    [ident] = rec['new']
-    state = json.loads((work / 'cycle' / 'incidents.json').read_text())['incidents']
-    assert list(state) == [ident]
-    inc = state[ident]
-    assert inc['kind'] == 'event' and 'cpu quota on mdxnode2' in inc['cause'], inc['cause']
-    assert {s['perf_var'] for s in inc['series']} == {'gflops', 'percent_nominal_peak'}
-    assert all(s['run'] == 6 and s['effect'] < -0.3 for s in inc['series']), inc['series']
-    told = [json.loads(f.read_text()) for f in (work / 'notify').iterdir()]
-    assert [t['id'] for t in told] == [ident]
-    site = work / 'cycle' / 'site'
-    assert (site / 'feed.xml').read_text().count('<entry>') == 1
-    page = (site / f'incident-{ident}.html').read_text()
-    assert 'cpu quota on mdxnode2' in page and 'data-charts="2"' in page
-
-    third, rec = one_cycle()
-    assert third.returncode == 0, third.stdout[-3000:] + third.stderr[-2000:]
-    assert rec['unchanged'] and rec['new'] == [] and rec['notified'] == []
-    assert len(list((work / 'notify').iterdir())) == 1
 
 
 def test_a_partition_without_multiqueue_runs_the_figure_3_and_6_references(cluster, work):

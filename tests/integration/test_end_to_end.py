@@ -234,10 +234,7 @@ def _assert_page_cache_reason(shown, reason):
     '''IOR's skip for the page cache, its figures computed here from the site config and
     `free`: the bytes one node writes (segments x 1 MiB x ranks) are less than twice the
     memory Linux reports, so its read would be the page cache.'''
-    import yaml
-
-    local = yaml.safe_load((ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text())
-    segments = local['partitions'][0]['extras']['ior']['segments']
+    segments = _ior_segments()
     written = float(re.search(r'([\d.]+) GiB written per node', reason).group(1))
     if '%ranks_per_node=1' in shown:
         assert written == pytest.approx(segments / 1024, abs=0.05), (shown, reason)
@@ -246,6 +243,19 @@ def _assert_page_cache_reason(shown, reason):
         assert abs(ranks - round(ranks)) < 0.05 and 1 <= round(ranks) <= os.cpu_count(), reason
     mem = int(run(['free', '-b']).stdout.splitlines()[1].split()[1])
     assert written * 2 ** 30 < 2 * mem, (reason, mem)
+
+
+def _short(name):
+    '''The main job's -S NAME=VALUE in CI (conftest.MAIN_SHORT), or None.'''
+    return next((a.split('=', 1)[1] for a in MAIN_SHORT if a.startswith(f'{name}=')), None)
+
+
+def _ior_segments():
+    '''IOR's segments per rank in the main job: CI's -S Ior.segments, else local's sizing.'''
+    import yaml
+
+    local = yaml.safe_load((ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text())
+    return int(_short('Ior.segments') or local['partitions'][0]['extras']['ior']['segments'])
 
 
 def _job_script(tc):
@@ -258,8 +268,7 @@ def _assert_job_scripts_run_what_they_say(passed):
     threads asked for; BabelStream with the size it records."""
     import yaml
 
-    local = yaml.safe_load((ROOT / 'site-configs' / 'systems' / 'local.yaml').read_text())
-    segments = local['partitions'][0]['extras']['ior']['segments']
+    segments = _ior_segments()
     for tc in passed['Ior']:
         script = _job_script(tc)
         line = next(ln for ln in script.splitlines() if '/ior ' in ln)
@@ -276,8 +285,7 @@ def _assert_job_scripts_run_what_they_say(passed):
         threads = 1 if 'one-thread' in tc['display_name'] else tc['num_cpus_per_task']
         assert f'export OMP_NUM_THREADS={threads}' in _job_script(tc)
     # the main job's iterations (conftest.MAIN_SHORT), else the check's 100
-    times = next((a.split('=')[1] for a in MAIN_SHORT if a.startswith('BabelStreamOmp.num_times=')),
-                 '100')
+    times = _short('BabelStreamOmp.num_times') or '100'
     for tc in passed['BabelStreamOmp']:
         n = tc['mdx_extra']['array_elements']
         assert f"/omp-stream -s {n} -n {times}" in _job_script(tc)

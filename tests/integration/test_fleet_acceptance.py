@@ -2,10 +2,12 @@
 accept`: one job per testable node (all acceptance checks inside it, one after another),
 at most --max-jobs in the queue, a failed node measured again before it is failed.
 
-First all eight nodes healthy: all pass. Then one node made slow by a CPU quota on its
-slurmd, one by a rate limit on its network, one by a bandwidth limit on its local disk, and
-one drained: exactly the three slow nodes fail, each on the metric its fault affects, with
-their drain lines; the drained node is not tested; the other four pass.
+One node made slow by a CPU quota on its slurmd, one by a rate limit on its network, one by
+a bandwidth limit on its local disk, and one drained: exactly the three slow nodes fail,
+each on the metric its fault affects, with their drain lines; the drained node is not
+tested; the other four pass, measured on every check -- the healthy fleet's run, which CI
+had on its own until 2026-11-27 (100 s), is that half of this one. (How often healthy
+nodes fail or stay undecided over many rounds: `mdxbench bench suspects`.)
 
 The namespace nodes share this machine's two cores: CPU-bound figures are only comparable
 between nodes measured one at a time (--max-jobs 1; two HPL jobs of 2 ranks each on 2
@@ -61,21 +63,6 @@ def fails_on(verdict, prefix):
     return any(r.startswith(prefix) and 'outlier' in r for r in verdict['reasons'])
 
 
-def test_a_healthy_fleet_passes(cluster8, tmp_path):
-    out, data, verdicts = accept(tmp_path, 'healthy')
-    assert out.returncode == 0, table(verdicts) + out.stdout[-3000:] + out.stderr[-2000:]
-    assert sorted(verdicts) == NODES
-    assert all(v['verdict'] == 'pass' for v in verdicts.values()), table(verdicts)
-    # every node measured on every check: conformance, HPL, netperf, fio
-    checks = {n: {m['check'].split(' %')[0] for m in v['measurements']}
-              for n, v in verdicts.items()}
-    assert all(c == {'NodeConformance', 'HpccHpl', 'NetperfToPeer', 'FioTarget'}
-               for c in checks.values()), checks
-    # one job per node (a node measured again adds one), never more than one queued
-    assert data['jobs'] >= 8 and data['max_in_queue'] == 1
-    assert data['drain'] == []
-
-
 def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path):
     slow, netslow, ioslow, drained = 'mdxnode3', 'mdxnode5', 'mdxnode6', 'mdxnode7'
     assert run(['bash', 'ci/cluster.sh', 'degrade', slow, 'cpu', '50']).returncode == 0
@@ -107,8 +94,14 @@ def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path)
     assert not any(r.startswith(('HpccHpl', 'FioTarget')) for r in verdicts[netslow]['reasons'])
     assert not any(r.startswith(('HpccHpl', 'NetperfToPeer'))
                    for r in verdicts[ioslow]['reasons']), why
+    # the healthy half of the fleet passes, beside the faults: no healthy node failed, none
+    # drained, every tested node measured on every check (conformance, HPL, netperf, fio)
     healthy = [n for n in NODES if n not in (slow, netslow, ioslow, drained)]
     assert all(verdicts[n]['verdict'] == 'pass' for n in healthy), why
+    checks = {n: {m['check'].split(' %')[0] for m in v['measurements']}
+              for n, v in verdicts.items() if n != drained}
+    assert all(c == {'NodeConformance', 'HpccHpl', 'NetperfToPeer', 'FioTarget'}
+               for c in checks.values()), checks
     # one job per testable node plus one per node measured again; one in the queue at most
     assert data['jobs'] >= 7 + 3 and data['max_in_queue'] == 1
     assert data['drain'] == [ln for ln in out.stdout.splitlines()

@@ -47,7 +47,7 @@ CHECK = 'StreamOmp %threads=one-thread'
 RUNS = 5            # each side of the change: the change detector's minimum segment
 # rounds at most per split (the default 10): every verdict of CI's splits (4 series each)
 # came out the same from the first 3, 4, 5 or 6 rounds of 10, recomputed with verdict.decide
-ROUNDS = 5
+ROUNDS = 4
 
 
 def _which(spec):
@@ -124,9 +124,13 @@ def test_split_tells_software_system_or_both(cluster, builds, nights, new_build,
             assert run(['bash', 'ci/cluster.sh', 'degrade', NODE, 'cpu', '25', '10']) \
                 .returncode == 0
         reframe(work, b[new_build][1], RUNS)
-        # 'both' through the cycle itself (--split: each new incident whose binary changed)
+        # 'both' through the cycle itself (--split: each new incident whose binary changed),
+        # as the operator's nightly loop runs it: its record, a notify command
+        (work / 'notify').mkdir()
+        loop = ['--json', str(work / 'cycle.json'),
+                '--notify-command', f'cat > "$(mktemp -p {work / "notify"})"']
         cyc = mdxbench('cycle', '--system', 'nscluster', '--no-ingest', '--perflogs',
-                       str(work / 'perflogs'), '--state', str(work / 'cycle'),
+                       str(work / 'perflogs'), '--state', str(work / 'cycle'), *loop,
                        *(['--split', '--split-max-rounds', str(ROUNDS)] if expect == 'both'
                          else []), env=env, timeout=1800)
         assert cyc.returncode == 1, cyc.stdout + cyc.stderr        # a new regression
@@ -170,19 +174,29 @@ def test_split_tells_software_system_or_both(cluster, builds, nights, new_build,
     print(f"issue 31 {expect}:", {f"{r['perf_var']}": (r['verdict'],
           round(r['software']['estimate'], 3), round(r['system']['estimate'], 3))
           for r in split['series']}, f"{split['seconds']} s")
+    # the loop's record and its one notification: this incident, told once
+    rec = json.loads((work / 'cycle.json').read_text())
+    assert rec['new'] == rec['notified'] == [inc['id']], rec
+    told = [json.loads(f.read_text()) for f in (work / 'notify').iterdir()]
+    assert [t['id'] for t in told] == [inc['id']]
+    site = work / 'cycle' / 'site'
+    assert (site / 'feed.xml').read_text().count('<entry>') == 1
+    page = (site / f"incident-{inc['id']}.html").read_text()
+    assert 'kernel 6.1.0-99' in page and f'data-charts="{len(inc["series"])}"' in page
     if expect != 'both':
         return
     # once (the last scenario, the cycle's own --split): the next cycle reads the split's
-    # runs and keeps them out of the series (no new change point), and the incident page
-    # shows the verdict in headless Chromium
+    # runs and keeps them out of the series (no new change point), tells nobody and exits
+    # 0, and the incident page shows the verdict in headless Chromium
     again = mdxbench('cycle', '--system', 'nscluster', '--no-ingest', '--perflogs',
-                     str(work / 'perflogs'), '--state', str(work / 'cycle'), env=env)
+                     str(work / 'perflogs'), '--state', str(work / 'cycle'), *loop, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
     after = json.loads((work / 'cycle' / 'incidents.json').read_text())
     assert list(after['incidents']) == [inc['id']]
     assert after['incidents'][inc['id']]['split']['verdict'] == expect
+    rec = json.loads((work / 'cycle.json').read_text())
+    assert rec['new'] == rec['notified'] == [] and len(list((work / 'notify').iterdir())) == 1
     # the incident page over HTTP in headless Chromium: the verdict and each series' effects
-    site = work / 'cycle' / 'site'
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     handler.log_message = lambda *a: None
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
