@@ -48,6 +48,7 @@ class HpccHpl(_Linpack):
     time_limit = '30m'
     #: HPL problem size (hpcc also sizes its other kernels from it)
     problem_size = variable(int, value=6000)
+    lengthen = {'problem_size': 1 / 3}          # HPL's work: N cubed
 
     @run_before('run')
     def write_input(self):

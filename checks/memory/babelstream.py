@@ -20,6 +20,7 @@ class BabelStreamOmp(MdxBenchTest):
     parser = staticmethod(babelstream.parse)
     time_limit = '20m'
     num_times = variable(int, value=100)
+    lengthen = {'num_times': 1}
     llc_factor = variable(int, value=4)
     perf_table = {k: (k, 'GB/s', 'higher') for k in ('copy', 'mul', 'add', 'triad', 'dot')}
 

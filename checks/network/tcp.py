@@ -204,6 +204,7 @@ class NetperfToPeer(MdxBenchTest):
     bench_binary = 'netperf'
     parser = staticmethod(netperf.parse_stream)
     duration = variable(int, value=5)
+    lengthen = {'duration': 1}
     perf_table = {'throughput': ('throughput_gbps', 'Gbit/s', 'higher')}
 
     @run_before('run')

@@ -25,6 +25,7 @@ class FioTarget(StorageTargetTest):
     #: file size and run time (time_based)
     size = variable(str, value='4G')
     runtime = variable(int, value=30)
+    lengthen = {'runtime': 1}
     iodepth = variable(int, value=256)
     perf_table = {'bandwidth': ('bw_gbs', 'GB/s', 'higher'), 'iops': ('kiops', 'KIOPS', 'higher')}
 

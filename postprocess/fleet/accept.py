@@ -9,8 +9,9 @@ drains no node. A node measured again moves the nodes' medians, so a node that f
 then is measured again too.
 
 Then the *suspects* (:mod:`mdxbench.post.fleet.suspects`): nodes at least the minimum
-effect worse than the nodes' median, or than their own earlier level relative to the fleet
-(``history``: the store's earlier records), that are no outliers. Each round measures them
+effect worse than the nodes' median -- outliers among the nodes too, unless gross (those
+the retest decides, as failed checks) -- or than their own earlier level relative to the
+fleet (``history``: the store's earlier records). Each round measures them
 again with one healthy node near the median, and a sequential test on the paired ratios
 confirms the deficit (fail), excludes it (pass) or, when the bound on extra jobs is spent,
 leaves the node a *suspect* (neither drained nor passed).
@@ -56,8 +57,9 @@ def new_out_dir(out=None):
     return out
 
 
-def judge(plan, out, job_ids, outliers):
-    '''Verdicts of the plan's nodes from the perflogs under ``out`` and the jobs' reports.'''
+def judge(plan, out, job_ids, outliers, paired=False):
+    '''Verdicts of the plan's nodes from the perflogs under ``out`` and the jobs' reports
+    (``paired``: outliers short of gross are left to the suspects' paired test).'''
     errors = []
     perflogs = out / 'perflogs'
     df = records.from_perflogs([perflogs], errors) if perflogs.exists() else records.frame([])
@@ -66,7 +68,7 @@ def judge(plan, out, job_ids, outliers):
     df = df.filter((df['system'] == plan.system) & (df['partition'] == plan.partition))
     states = dict({n: 'idle' for n in plan.testable}, **plan.untested)
     return _verdicts.judge(df, states, failures=jobs.outcomes(out, job_ids),
-                           same_checks=True, **outliers)
+                           same_checks=True, paired=paired, **outliers)
 
 
 @dataclasses.dataclass
@@ -100,7 +102,10 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
     are decided (:class:`Sequential`; None: suspects are not looked for).'''
     fig = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log)
     ids = dict(fig['job_ids'])
-    found = judge(plan, out, ids, outliers)
+    # with the suspects' test, a retest decides only gross outliers and failed checks: an
+    # outlier short of gross is a suspect, decided on paired runs with their noise
+    paired = sequential is not None
+    found = judge(plan, out, ids, outliers, paired)
     retested, previous = {}, {}
     while True:
         again = [v['node'] for v in found if v['verdict'] == 'fail'
@@ -119,7 +124,7 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
             fig[k] += more[k]
         fig['max_in_queue'] = max(fig['max_in_queue'], more['max_in_queue'])
         # a failure counts when the same thing failed the time before too
-        found = _verdicts.confirm(judge(plan, out, ids, outliers), previous)
+        found = _verdicts.confirm(judge(plan, out, ids, outliers, paired), previous)
     for v in found:
         if v['node'] in retested:
             v['earlier'] = retested[v['node']]
@@ -127,9 +132,12 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
     if sequential is not None:
         effect = outliers.get('min_effect') or _verdicts.MIN_EFFECT
 
-        def measure(nodes):
-            more = jobs.run(dataclasses.replace(plan, testable=nodes), out, reframe_args,
-                            time_limit, files=files, log=log)
+        def measure(nodes, lengths=None):
+            # checks run longer where their noise asks for it: -S Check.length_factor=F
+            longer = [a for cls, f in sorted((lengths or {}).items()) if f > 1
+                      for a in ('-S', f'{cls}.length_factor={f}')]
+            more = jobs.run(dataclasses.replace(plan, testable=nodes), out,
+                            [*reframe_args, *longer], time_limit, files=files, log=log)
             ids.update(more['job_ids'])
             for k in ('jobs', 'seconds'):
                 fig[k] += more[k]
@@ -179,22 +187,30 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         return noise
     budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
         else default_budget(len(plan.testable))
-    spent, rounds = 0, []
+    spent, rounds, lengths = 0, [], {}
     # the worst first, where the bound does not let every suspect in a round
     worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}
     undecided = sorted(cases, key=lambda n: (-worst[n], n))
     while undecided and spent + 2 <= budget:
         now_ = undecided[:budget - spent - 1]
-        log(f"mdxbench accept: suspects measured again with {buddy}: {', '.join(now_)}")
+        longer = ', '.join(f'{cls} {f}x as long' for cls, f in sorted(lengths.items()) if f > 1)
+        log(f"mdxbench accept: suspects measured again with {buddy}: {', '.join(now_)}"
+            + (f' ({longer}: their noise)' if longer else ''))
         start = _suspects.now()
-        measure(now_ + [buddy])
+        measure(now_ + [buddy], lengths)
         spent += len(now_) + 1
         rounds.append(start)
         df = session_records(plan, out)
         noise = _suspects.noises(df, history, first, chosen=set(cases))
         for node in now_:
-            _suspects.update(cases[node], df, rounds, node, buddy, noise, effect, seq)
+            _suspects.update(cases[node], df, rounds, node, buddy, noise, effect, seq,
+                             lengths)
         undecided = [n for n in undecided if _suspects.state(cases[n]) == 'undecided']
+        # the next round's runs longer where the noise cannot be decided in what is left
+        # (each round: the undecided suspects and their buddy)
+        left = (budget - spent) // (min(len(undecided), max(budget - spent - 1, 1)) + 1)
+        lengths = _suspects.next_lengths([c for n in undecided for c in cases[n]], effect,
+                                         seq, left, _suspects.lengthenable(df))
     for node, cs in cases.items():
         _suspects.settle(by_node[node], cs, buddy, effect, seq,
                          f'the bound of {budget} extra jobs was reached')

@@ -1,9 +1,10 @@
 '''Suspects: nodes worse than the fleet (or than their own history) by at least the minimum
-effect, but not outliers. They are measured again, interleaved with a healthy node near the
-median, and judged on all their runs by a sequential probability ratio test (Wald's SPRT),
-which stops as soon as the deficit is confirmed or excluded at the error rates the
-operator sets (``alpha``: a healthy node drained; ``beta``: a node short by the minimum
-effect passed), within a bound on extra jobs.
+effect -- outliers among the nodes too, unless gross (those a retest decides). They are
+measured again, interleaved with a healthy node near the median, and judged on all their
+runs by a sequential probability ratio test (Wald's SPRT), which stops as soon as the
+deficit is confirmed or excluded at the error rates the operator sets (``alpha``: a
+healthy node drained; ``beta``: a node short by the minimum effect passed), within a bound
+on extra jobs.
 
 The measurements are compared as logarithms (a ratio is a difference), oriented so that a
 negative value is worse: ``ln(suspect / healthy)`` for higher-is-better figures.
@@ -16,6 +17,7 @@ stands in (it holds the nodes' real differences as well: larger, so slower to de
 quicker), and the verdict says which was used.
 '''
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -87,15 +89,22 @@ class Decision:
 
 def decide(x, sigma, effect, alpha, beta):
     '''Wald's SPRT of H0 "no deficit" (mean 0) against H1 "short by ``effect``" (mean
-    ln(1 - effect)) for normal observations ``x`` of known ``sigma``.'''
+    ln(1 - effect)) for normal observations ``x`` of known ``sigma`` -- one for all, or
+    one per observation (paired runs made longer are less noisy): the deficit is then the
+    inverse-variance weighted mean, its interval from that mean's standard error.'''
     x = np.asarray(x, dtype=float)
+    sig = np.broadcast_to(np.asarray(sigma, dtype=float), x.shape)
     mu1 = math.log(1.0 - effect)
     upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
-    llr = float(np.sum(stats.norm.logpdf(x, mu1, sigma) - stats.norm.logpdf(x, 0.0, sigma)))
+    llr = float(np.sum(stats.norm.logpdf(x, mu1, sig) - stats.norm.logpdf(x, 0.0, sig)))
     state = 'confirmed' if llr >= upper else 'excluded' if llr <= lower else 'undecided'
     n = len(x)
-    mean = float(np.mean(x)) if n else 0.0
-    half = stats.norm.ppf(0.5 + CONFIDENCE / 2) * sigma / math.sqrt(max(n, 1))
+    if n:
+        w = 1.0 / sig ** 2
+        mean, se = float(np.sum(w * x) / np.sum(w)), float(1.0 / math.sqrt(np.sum(w)))
+    else:
+        mean, se = 0.0, float(np.max(np.asarray(sigma, dtype=float)))
+    half = stats.norm.ppf(0.5 + CONFIDENCE / 2) * se
     # deficit = 1 - ratio; a lower mean log ratio is a larger deficit
     interval = (1 - math.exp(mean + half), 1 - math.exp(mean - half))
     return Decision(state, n, 1 - math.exp(mean), interval, llr, (lower, upper))
@@ -108,6 +117,53 @@ def pairs_to_decide(sigma_pair, effect, alpha, beta):
     delta = abs(math.log(1.0 - effect))
     z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - beta)
     return max(MIN_PAIRED, math.ceil((z * sigma_pair / delta) ** 2))
+
+
+#: the longest the suspects' paired runs are made, in runs of the check's own length: the
+#: bound on what one extra job may cost (fio at 2 s: 16 s; HPL: twice N)
+MAX_LENGTH = 8
+
+
+def lengthening(sigma_pair, lengths, effect, alpha, beta, rounds_left, cap=MAX_LENGTH):
+    '''The length of the next paired runs, in runs of the check's own length, for a check
+    whose noise (``sigma_pair``, a pair of runs of its own length) cannot be decided in the
+    rounds left: a run ``f`` times as long has ``1/f`` the variance, so the runs so far
+    (``lengths``) carry ``sum(lengths)`` of the :func:`pairs_to_decide` the test needs.
+    As long as the last runs where ``rounds_left`` more of them would do; else the least
+    factor that does, at most ``cap``, never shorter than the last.'''
+    current = lengths[-1] if lengths else 1
+    if rounds_left <= 0:
+        return current
+    missing = pairs_to_decide(sigma_pair, effect, alpha, beta) - sum(lengths)
+    if missing <= rounds_left * current:
+        return current
+    return int(min(cap, max(current, math.ceil(missing / rounds_left))))
+
+
+def lengthenable(session):
+    '''{check class: its declared length knobs} from the records' ``meta.length`` (what a
+    check says makes its run longer: ``MdxBenchTest.lengthen``).'''
+    out = {}
+    for check, meta in session.select('check', 'meta').unique().iter_rows():
+        knobs = (json.loads(meta or '{}').get('length') or {}).get('knobs')
+        if knobs:
+            out[check.split()[0]] = knobs
+    return out
+
+
+def next_lengths(cases, effect, seq, rounds_left, knobs):
+    '''{check class: length} of the next round's runs for the undecided ``cases``: the
+    longest any of a check's cases needs (:func:`lengthening`), for checks that declare
+    how (``knobs``); others stay as they are.'''
+    out = {}
+    for c in cases:
+        cls = c['check'].split()[0]
+        if cls not in knobs or not c.get('x'):
+            continue
+        f = lengthening(c['sigma_pair'], c['lengths'], effect, seq.alpha, seq.beta,
+                        rounds_left)
+        out[cls] = max(out.get(cls, 1), f)
+    return out
 
 
 def to_decide(check, sigma_pair, have, effect, alpha, beta):
@@ -256,9 +312,10 @@ def noises(session, history, first, chosen=()):
     return out
 
 
-def update(cases, session, rounds, node, buddy, noise_of, effect, seq):
+def update(cases, session, rounds, node, buddy, noise_of, effect, seq, lengths=None):
     '''Add the last round's paired observation to each undecided case of ``node`` and
-    decide it again.'''
+    decide it again. ``lengths``: {check class: length} of the round's runs (1: the
+    check's own length).'''
     better = {c['key']: c['better'] for c in cases}
     series = _series(session, better)
     for c in cases:
@@ -277,15 +334,20 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq):
         c['runs'].append(_value(mine[-1], c['better']))
         c['buddy_runs'].append(_value(theirs[-1], c['better']))
         c['x'].append(mine[-1] - theirs[-1] - baseline)
+        c.setdefault('lengths', []).append((lengths or {}).get(c['check'].split()[0], 1))
         c['noise'] = noise_of[c['key']]
         # a paired ratio holds the noise of two measurements; and it is at least as noisy
         # as this pair's own ratios have been (seen: a node whose paired runs moved 18%
-        # while the fleet's repeated runs said 2%, confirmed at 19% on two runs)
+        # while the fleet's repeated runs said 2%, confirmed at 19% on two runs) -- both
+        # of runs of the check's own length; a run f times as long: sigma / sqrt(f)
+        f = np.asarray(c['lengths'], dtype=float)
+        x = np.asarray(c['x'], dtype=float)
         sigma = c['noise'].sigma * math.sqrt(2)
-        if len(c['x']) >= 2:
-            sigma = max(sigma, float(np.std(c['x'], ddof=1)))
+        if len(x) >= 2:
+            mean = float(np.sum(f * x) / np.sum(f))
+            sigma = max(sigma, math.sqrt(float(np.sum(f * (x - mean) ** 2)) / (len(x) - 1)))
         c['sigma_pair'] = sigma
-        d = decide(c['x'], sigma, effect, seq.alpha, seq.beta)
+        d = decide(x, sigma / np.sqrt(f), effect, seq.alpha, seq.beta)
         if len(c['x']) < MIN_PAIRED:
             d = dataclasses.replace(d, state='undecided')
         if c['noise'].source != 'repeated runs':
@@ -325,6 +387,12 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
                       if c['sigma_pair'] > c['noise'].sigma * math.sqrt(2) * 1.0001 else '')
                    if d else
                    f"not measured again: {why_undecided or 'no paired run'}"))
+        longest = max(c.get('lengths') or [1])
+        if d and longest > 1:
+            first_long = next(i for i, f in enumerate(c['lengths'], 1) if f > 1)
+            text += (f"; its noise too large to decide in the budget at the check's length: "
+                     f"paired runs {first_long}-{len(c['lengths'])} made up to {longest}x "
+                     f"as long ({c['key'].split()[0]}.length_factor)")
         if d and d.state == 'undecided':
             text += ('; nothing decided before the noise came from repeated runs'
                      if c['noise'].source != 'repeated runs' else
@@ -343,7 +411,8 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
             'interval': list(d.interval) if d else None,
             'llr': d.llr if d else None, 'bounds': list(d.bounds) if d else None,
             'noise': dataclasses.asdict(c['noise']) if d else None,
-            'sigma_pair': c.get('sigma_pair'), 'explain': text})
+            'sigma_pair': c.get('sigma_pair'), 'lengths': c.get('lengths', []),
+            'explain': text})
         if d and d.state == 'confirmed':
             v['reasons'].append(text)
             v['keys'].append(c['key'])

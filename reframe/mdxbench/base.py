@@ -16,6 +16,7 @@ perflog ``meta`` column carries (suite commit, benchmark version, exact command 
 '''
 import functools
 import json
+import math
 import os
 import re
 import shutil
@@ -36,6 +37,15 @@ BETTER = perflog.BETTER
 NODE_KERNEL_FILE = 'node-kernel.txt'
 # ReFrame's start-up without its stack walk for warnings it suppresses (see the module)
 rfmwarnings.install()
+
+
+def lengthened(value, factor, power):
+    '''``value`` for a run ``factor`` times as long: ``value * factor ** power``, rounded up
+    to a whole number where ``value`` is one (a duration in seconds, a matrix order).'''
+    if factor <= 0:
+        raise ValueError(f'length_factor {factor}: a run cannot be made {factor} times as long')
+    scaled = value * factor ** power
+    return math.ceil(round(scaled, 9)) if isinstance(value, int) else scaled
 
 
 @functools.lru_cache(maxsize=None)
@@ -197,6 +207,16 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     #: Where the binary comes from when it is nobody's package (said when it is missing)
     bench_origin = variable(str, value='')
 
+    #: How a longer run of this check is made: ``{variable: power}``, each variable
+    #: multiplied by ``length_factor ** power`` (fio's runtime: 1; HPL's N: 1/3, its work
+    #: grows as N cubed). ``mdxbench accept`` runs a suspect's check longer this way where
+    #: its noise is too large to decide within the budget; {}: no such knob
+    lengthen = {}
+
+    #: This run measures this many times as long as the check is sized (``-S
+    #: Check.length_factor=F``, through ``lengthen``); the record says so (``meta.length``)
+    length_factor = variable(int, float, value=1)
+
     @staticmethod
     def parser(text):
         raise NotImplementedError('a check must set parser to a mdxbench.parsers function')
@@ -204,6 +224,11 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     def param_values(self):
         '''This test's parameter values, by name.'''
         return {name: getattr(self, name) for name in type(self).param_space.params}
+
+    @run_after('init')
+    def apply_length_factor(self):
+        for name, power in self.lengthen.items():
+            setattr(self, name, lengthened(getattr(self, name), self.length_factor, power))
 
     @run_after('init')
     def load_references(self):
@@ -448,6 +473,8 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             if srcs:
                 meta['reference_source'] = srcs
 
+        if self.lengthen:
+            meta['length'] = {'factor': self.length_factor, 'knobs': dict(self.lengthen)}
         meta.update(self.toolchain_meta())
         meta.update(self.param_values())
         meta['params'] = self.param_values()    # the parameters alone, for readers

@@ -205,3 +205,26 @@ def test_the_outcome_of_a_run_is_fail_then_undecided_then_pass():
     assert v.outcome(run('pass', 'pass')) == 'pass'
     assert v.outcome(run('pass', 'not tested')) == 'untested'
     assert v.outcome([]) == 'untested'
+
+
+def test_with_the_paired_test_only_a_gross_outlier_fails_on_one_reading():
+    '''Issue 44: where the suspects' paired test runs (``paired``), an outlier short of
+    gross fails nobody on one reading: it is a suspect, found with its deficit, and decided
+    on paired runs; 50% below still fails at once (and is measured again); a failed
+    reference still fails. Without ``paired`` (``--no-suspects``) the outlier fails.'''
+    from mdxbench.post.fleet import suspects
+
+    bw = {f'n{i}': 160 + (i % 3) * 0.1 for i in range(6)} | {'n6': 136.0, 'n7': 70.0}
+    df = records.frame(rows(bw, results={'n2': 'fail'}))
+    alone = {x['node']: x for x in verdicts.judge(df)}
+    assert {n for n, x in alone.items() if x['verdict'] == 'fail'} == {'n2', 'n6', 'n7'}
+    found = verdicts.judge(df, paired=True)
+    v = {x['node']: x for x in found}
+    assert {n for n, x in v.items() if x['verdict'] == 'fail'} == {'n2', 'n7'}
+    assert v['n7']['reasons'] == ["BabelStreamOmp triad=70 GB/s: outlier (nodes' median 160.1)"]
+    [m] = v['n6']['measurements']
+    assert v['n6']['verdict'] == 'pass' and m['outlier'] and not m['gross']
+    assert v['n7']['measurements'][0]['gross']
+    cases = suspects.find(found, 0.1, None, set(bw))
+    assert list(cases) == ['n6'] and cases['n6'][0]['why'] == 'fleet'
+    assert abs(cases['n6'][0]['deficit_first'] - (1 - 136 / 160.1)) < 1e-3

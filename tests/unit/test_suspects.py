@@ -267,3 +267,48 @@ def test_the_pairs_that_would_decide_are_those_of_a_test_with_the_same_errors(si
     assert n == suspects.MIN_PAIRED or power(n - 1) < 1 - beta
     text = suspects.to_decide('FioTarget', sigma, 2, effect, alpha, beta)
     assert f'about {n} paired runs' in text and f'{max(n - 2, 0)} more than these' in text
+
+
+def test_runs_of_different_lengths_weigh_by_their_length():
+    """Issue 44, item 2: paired runs made f times as long have 1/f the variance. The
+    sequential test with one sigma per run against scipy's normal log-likelihoods, and the
+    deficit's interval against the inverse-variance weighted mean and its standard error,
+    computed apart from the code."""
+    from scipy import stats
+
+    x = np.array([math.log(0.93), math.log(1.04), math.log(0.97), math.log(0.99)])
+    lengths = np.array([1, 1, 4, 4])
+    sigma = 0.12 / np.sqrt(lengths)
+    d = suspects.decide(x, sigma, 0.1, alpha=0.01, beta=0.05)
+    mu1 = math.log(0.9)
+    assert d.llr == pytest.approx(float(np.sum(stats.norm.logpdf(x, mu1, sigma)
+                                               - stats.norm.logpdf(x, 0, sigma))), rel=1e-12)
+    w = 1 / sigma ** 2
+    mean, se = float(np.sum(w * x) / np.sum(w)), float(1 / np.sqrt(np.sum(w)))
+    lo, hi = stats.norm.interval(0.95, loc=mean, scale=se)
+    assert d.deficit == pytest.approx(1 - math.exp(mean), abs=1e-12)
+    assert d.interval == pytest.approx((1 - math.exp(hi), 1 - math.exp(lo)), abs=1e-12)
+    # one sigma for all: the unweighted test, as before
+    same = suspects.decide(x, 0.06, 0.1, alpha=0.01, beta=0.05)
+    assert same.deficit == pytest.approx(1 - math.exp(float(np.mean(x))), abs=1e-12)
+
+
+@pytest.mark.parametrize('sigma, have, left', [(0.05, [1, 1], 4), (0.15, [1, 1], 4),
+                                               (0.3, [1, 1], 2), (0.15, [1, 1, 4], 1)])
+def test_a_check_runs_longer_only_where_its_noise_cannot_be_decided_within_the_budget(
+        sigma, have, left):
+    """The next paired runs' length: as they are where ``left`` more pairs at that length
+    bring the information the test needs (pairs_to_decide, in runs of the check's own
+    length); else the least factor that does, at most MAX_LENGTH, never shorter than the
+    runs before. Checked by the information it gives, computed here."""
+    alpha, beta, effect = 0.01, 0.05, 0.1
+    need = suspects.pairs_to_decide(sigma, effect, alpha, beta)
+    f = suspects.lengthening(sigma, have, effect, alpha, beta, left)
+    assert isinstance(f, int) and have[-1] <= f <= suspects.MAX_LENGTH
+    if sum(have) + left * have[-1] >= need:
+        assert f == have[-1]
+    elif f < suspects.MAX_LENGTH:
+        assert sum(have) + left * f >= need > sum(have) + left * (f - 1)
+    else:
+        assert sum(have) + left * f < need or f == suspects.MAX_LENGTH
+    assert suspects.lengthening(sigma, have, effect, alpha, beta, 0) == have[-1]
