@@ -1,16 +1,21 @@
-'''``mdxbench bench suspects``: how small a slow node acceptance catches on this machine's
-noise, with no false drain, and what the retests of suspects cost (issue 30). Figures
-printed, nothing here is a timed test.
+'''``mdxbench bench suspects``: does node acceptance decide -- no healthy node failed, no
+suspect left undecided, the extra jobs within half the fleet -- and how small a slow node
+it catches on this machine's noise (issues 30 and 44). Figures printed, nothing here is a
+timed test.
 
-On the Slurm cluster of SLURM_CONF (``ci/cluster.sh start 8``), in one run: ``healthy``
-acceptance runs of all nodes (HPL only), each with the earlier ones as ``--history`` (the
-noise then comes from repeated runs of the same nodes); then, for each CPU quota on one
-node (``ci/cluster.sh degrade NODE cpu P``: P% of one CPU for HPL's two ranks; 180, 155
-and 140 cost it about 10, 20 and 30%), one run with all the healthy runs as history; all
-with ``--min-effect`` 0.1, the default. Each row: the slow node's deficit against the nodes' median in its first pass, whether the
-baseline named here -- the same first pass judged by the outlier rule alone (``--z``), as
-``mdxbench accept`` did before suspects -- failed it, whether the suspects' test did, the
-nodes failed that were healthy (false drains), and the jobs against one pass.
+On the Slurm cluster of SLURM_CONF (``ci/cluster.sh start 8``), in one run, every pass
+``mdxbench accept`` of all nodes with the same short runs (default: the acceptance checks
+a fault touches -- conformance, HPL at N = 3000, netperf for 2 s, fio 32 MB for 2 s, as
+issue 44 ran them): ``healthy`` passes, each with the earlier ones as ``--history`` (the
+noise then comes from repeated runs of the same nodes); then, for each fault on one node
+(``ci/cluster.sh degrade NODE KIND VALUE``: ``cpu 155``, 155% of one CPU for HPL's two
+ranks, costs HPL about 20%; ``net 1gbit``, a 1 Gbit/s NIC; ``io 20M``, a disk throttled to
+20 MB/s), one pass with all the healthy passes as history; all with ``--min-effect`` 0.1,
+the default. Each row: the slow node's deficit on the figure its fault touches, in its
+first pass; whether the baseline named here -- the same first pass judged by the outlier
+rule alone (``--z``), as ``mdxbench accept`` did before suspects -- failed it; whether
+the run did; the healthy nodes failed (false fails) and left undecided; and the jobs
+against one per node.
 '''
 import json
 import pathlib
@@ -20,8 +25,12 @@ import tempfile
 
 from mdxbench import REPO_ROOT
 
-DEFAULT_ARGS = ['-n', 'HpccHpl', '-S', 'HpccHpl.problem_size=3000']
-QUOTAS = (180, 155, 140)
+DEFAULT_ARGS = ['-n', 'NodeConformance|HpccHpl|NetperfToPeer|FioTarget.*node_local.*seqwrite',
+                '-S', 'HpccHpl.problem_size=3000', '-S', 'NetperfToPeer.duration=2',
+                '-S', 'FioTarget.size=32M', '-S', 'FioTarget.runtime=2']
+#: (kind, value) of ``ci/cluster.sh degrade``, and the check each touches
+FAULTS = (('cpu', '155'), ('net', '1gbit'), ('io', '20M'))
+TOUCHES = {'cpu': 'HpccHpl', 'net': 'NetperfToPeer', 'io': 'FioTarget'}
 
 
 def _accept(exe, out, history, reframe_args, extra):
@@ -43,18 +52,21 @@ def _cluster(*args):
         raise RuntimeError(f'ci/cluster.sh {" ".join(args)}: {res.stderr[-2000:]}')
 
 
-def _row(label, data, slow, nodes):
+def _row(label, data, slow, nodes, touches=None):
     by = {v['node']: v for v in data['nodes']}
     first = None
     if slow:
-        m = next(m for m in by[slow]['measurements'] if m['perf_var'] == 'gflops')
-        first = m['deficit']
+        # the deficit on the figure the fault touches (the worst of that check's)
+        first = max((m['deficit'] for m in by[slow]['measurements']
+                     if m['check'].startswith(touches)), default=None)
     before = {n: v.get('before_suspects', v['verdict']) for n, v in by.items()}
     false = [n for n, v in by.items() if n != slow and v['verdict'] == 'fail']
     left = [n for n, v in by.items() if v['verdict'] == 'undecided']
-    # every suspect of the run and how it ended (its first figure: HPL's gflops)
-    seen = [f"{n} {next((c['state'] for c in v['suspect'] if c['key'].endswith('gflops')), '?')}"
-            f" after {max((len(c['runs']) for c in v['suspect']), default=0)} round(s)"
+    # every suspect of the run and how it ended, each figure
+    seen = [f"{n} " + ', '.join(f"{c['key'].split()[0]} {c['state']} after {len(c['runs'])}"
+                                + (f" (up to {max(c['lengths'])}x as long)"
+                                   if max(c.get('lengths') or [1]) > 1 else '')
+                                for c in v['suspect'])
             for n, v in sorted(by.items()) if v.get('suspect')]
     return {'run': label, 'deficit': first,
             'baseline': (before[slow] == 'fail') if slow else None,
@@ -68,7 +80,7 @@ def _count(nodes):
     return f"{len(nodes)} ({','.join(nodes)})" if nodes else '0'
 
 
-def main(healthy=3, quotas=QUOTAS, slow='mdxnode3', reframe_args=None, min_effect=0.1):
+def main(healthy=3, faults=FAULTS, slow='mdxnode3', reframe_args=None, min_effect=0.1):
     from mdxbench.post.fleet import jobs
 
     reframe_args = list(reframe_args or DEFAULT_ARGS)
@@ -88,26 +100,33 @@ def main(healthy=3, quotas=QUOTAS, slow='mdxnode3', reframe_args=None, min_effec
             data = _accept(exe, out, list(history), reframe_args, extra)
             rows.append(_row(f'healthy {i + 1}', data, None, n))
             history.append(out / 'perflogs')
-        for q in quotas:
-            _cluster('degrade', slow, 'cpu', str(q))
+        for kind, value in faults:
+            _cluster('degrade', slow, kind, value)
             try:
-                data = _accept(exe, tmp / f'quota-{q}', list(history), reframe_args, extra)
+                data = _accept(exe, tmp / f'{kind}-{value}', list(history), reframe_args,
+                               extra)
             finally:
                 _cluster('restore', slow)
-            rows.append(_row(f'{slow} at a CPU quota of {q}%', data, slow, n))
+            rows.append(_row(f'{slow}: {kind} {value}', data, slow, n, TOUCHES[kind]))
 
     print(f'node acceptance of {n} nodes of nscluster:nodes, one job per node per pass, '
           f'--min-effect {min_effect}; ReFrame options: {" ".join(reframe_args)}')
-    print(f'{"run":<32} {"deficit":>8} {"baseline":>9} {"suspects":>9} {"false fails":>16} '
+    print(f'{"run":<24} {"deficit":>8} {"baseline":>9} {"verdict":>9} {"false fails":>16} '
           f'{"undecided":>16} {"jobs":>5} {"extra":>6}  suspects: how each ended')
     for r in rows:
         d = '-' if r['deficit'] is None else f"{r['deficit']:.0%}"
         yes = {None: '-', True: 'caught', False: 'passed'}
-        print(f"{r['run']:<32} {d:>8} {yes[r['baseline']]:>9} {yes[r['caught']]:>9} "
+        print(f"{r['run']:<24} {d:>8} {yes[r['baseline']]:>9} {yes[r['caught']]:>9} "
               f"{_count(r['false']):>16} {_count(r['suspect']):>16} "
               f"{r['jobs']:>5} {r['more']:>6.0%}  {'; '.join(r['seen']) or 'no suspect'}")
     print('baseline: the first pass judged by the outlier rule alone (z 3), as before '
-          'suspects; suspects: the same run with suspects measured again')
+          'suspects; verdict: the run (suspects measured again, gross faults retested)')
+    ok = all(not r['false'] and not r['suspect'] and r['jobs'] <= n + n // 2 for r in rows)
+    said = ('no false fail, nothing undecided, extra jobs within' if ok else
+            'NOT all without a false fail or an undecided node within')
+    n_caught = sum(1 for r in rows if r['caught'])
+    n_faults = sum(1 for r in rows if r['caught'] is not None)
+    print(f'every pass: {said} half the fleet; faults caught: {n_caught} of {n_faults}')
     for r in rows:
         for key, nz in sorted(r['noise'].items()):
             src = (f"{nz['n']} repeated-run differences" if nz['source'] == 'repeated runs'

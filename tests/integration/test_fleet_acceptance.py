@@ -174,9 +174,14 @@ def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_pat
     # (HPL: higher is better, x = ln(node / buddy) - baseline) and the pair's noise, with
     # scipy's normal interval of a mean of known sigma
     from scipy import stats
+    # (issue 44: a paired run made f times as long counts f times: the inverse-variance
+    # weighted mean and its standard error; all of the check's own length, the plain mean)
     x = np.log(np.array(case['runs']) / np.array(case['buddy_runs'])) - case['baseline']
-    lo, hi = stats.norm.interval(0.95, loc=x.mean(), scale=case['sigma_pair'] / np.sqrt(len(x)))
-    assert case['deficit'] == pytest.approx(1 - np.exp(x.mean()), abs=1e-9), why
+    f = np.array(case['lengths'], dtype=float)
+    assert len(f) == len(x) and f.min() >= 1, why
+    mean = float(np.sum(f * x) / np.sum(f))
+    lo, hi = stats.norm.interval(0.95, loc=mean, scale=case['sigma_pair'] / np.sqrt(np.sum(f)))
+    assert case['deficit'] == pytest.approx(1 - np.exp(mean), abs=1e-9), why
     assert case['interval'] == pytest.approx([1 - np.exp(hi), 1 - np.exp(lo)], abs=1e-9), why
     assert len(case['runs']) == len(case['buddy_runs']) >= 1, why
     assert any(r.startswith('HpccHpl gflops=') and 'deficit of 40% or more confirmed' in r

@@ -312,3 +312,70 @@ def test_a_check_runs_longer_only_where_its_noise_cannot_be_decided_within_the_b
     else:
         assert sum(have) + left * f < need or f == suspects.MAX_LENGTH
     assert suspects.lengthening(sigma, have, effect, alpha, beta, 0) == have[-1]
+
+
+def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch, tmp_path):
+    """``accept.decide_suspects``' rounds with a measure of this test's own (records made
+    up here, not benchmark output): a fio figure that varies 12% from run to run at the
+    check's length and 12%/sqrt(f) at f times it, every node equally fast; mdxnode3's first
+    reading came out 15% low. At 12% no budget of short paired runs tells 10% from nothing
+    (about 41 pairs), so from the second round FioTarget is asked for longer runs (at most
+    MAX_LENGTH), and the suspect is cleared on them, saying so."""
+    import datetime as dt
+    import json
+
+    from mdxbench.post.fleet import accept, jobs, verdicts
+    from mdxbench.post.store import records
+
+    rng = np.random.default_rng(44)
+    nodes = [f'mdxnode{i}' for i in range(1, 9)]
+    meta = json.dumps({'tags': ['acceptance', 'storage'],
+                       'length': {'factor': 1, 'knobs': {'runtime': 1}}})
+    clock = [dt.datetime(2026, 11, 27, tzinfo=dt.timezone.utc)]
+    rows = []
+
+    def measure(which, lengths=None):
+        f = (lengths or {}).get('FioTarget', 1)
+        asked.append(f)
+        for n in which:
+            clock[0] += dt.timedelta(seconds=10)
+            rows.append(_fio(n, float(np.exp(rng.normal(0, 0.12 / math.sqrt(f)))),
+                             clock[0], meta))
+
+    def frame(rs):
+        return verdicts.acceptance_records(records.frame(rs))
+
+    # three earlier passes (the history: noise from repeated runs), then this run's first
+    history = []
+    for day in range(3):
+        for n in nodes:
+            history.append(_fio(n, float(np.exp(rng.normal(0, 0.12))),
+                                clock[0] - dt.timedelta(days=3 - day), meta))
+    asked = []
+    for n in nodes:
+        clock[0] += dt.timedelta(seconds=10)
+        rows.append(_fio(n, 0.85 if n == 'mdxnode3' else 1.0 + 0.01 * nodes.index(n),
+                         clock[0], meta))
+    monkeypatch.setattr(accept, 'session_records', lambda plan, out: frame(rows))
+    monkeypatch.setattr(suspects, 'now', lambda: clock[0] + dt.timedelta(seconds=1))
+    plan = jobs.Plan('mdx2', 'vc16m32g', 'debug', nodes, {}, [], 1)
+    found = verdicts.judge(records.frame(rows), paired=True)
+    seq = accept.Sequential(0.01, 0.05, 12, records.frame(history))
+    accept.decide_suspects(plan, tmp_path, found, 0.1, seq, measure, log=lambda *a: None)
+    v = {x['node']: x for x in found}['mdxnode3']
+    [case] = v['suspect']
+    # the first round at the check's length, then longer, never shorter, at most 8x: each
+    # round's length is the one its paired run is weighed by
+    assert asked[0] == 1 and all(1 < a <= b <= suspects.MAX_LENGTH
+                                 for a, b in zip(asked[1:], asked[2:] + [asked[-1]]))
+    assert case['lengths'] == asked and len(asked) >= 3
+    assert f'made up to {max(asked)}x as long (FioTarget.length_factor)' in case['explain']
+    assert case['state'] == 'excluded' and v['verdict'] == 'pass', case['explain']
+
+
+def _fio(node, value, when, meta):
+    return {'time': when.isoformat(), 'system': 'mdx2', 'partition': 'vc16m32g',
+            'environ': 'spack', 'check': 'FioTarget %target=node_local %workload=seqwrite',
+            'perf_var': 'bandwidth', 'value': value, 'unit': 'GB/s', 'better': 'higher',
+            'ref': None, 'result': 'pass', 'jobid': '1', 'nodes': node,
+            'tags': 'acceptance,storage', 'meta': meta}
