@@ -389,10 +389,12 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
                    f"not measured again: {why_undecided or 'no paired run'}"))
         longest = max(c.get('lengths') or [1])
         if d and longest > 1:
-            first_long = next(i for i, f in enumerate(c['lengths'], 1) if f > 1)
+            first_long, n = next(i for i, f in enumerate(c['lengths'], 1) if f > 1), \
+                len(c['lengths'])
+            which = f'paired run {n}' if first_long == n else f'paired runs {first_long}-{n}'
             text += (f"; its noise too large to decide in the budget at the check's length: "
-                     f"paired runs {first_long}-{len(c['lengths'])} made up to {longest}x "
-                     f"as long ({c['key'].split()[0]}.length_factor)")
+                     f"{which} made up to {longest}x as long "
+                     f"({c['key'].split()[0]}.length_factor)")
         if d and d.state == 'undecided':
             text += ('; nothing decided before the noise came from repeated runs'
                      if c['noise'].source != 'repeated runs' else
