@@ -317,19 +317,22 @@ restart_node() {
 
 stop() {
     local f
+    local -a daemons=()
+    # the nodes' slurmds and slurmctld together, then what they used (each waits for its
+    # slowest, not for the sum)
     for f in "$CDIR"/slurmd.mdxnode*.pid.ours; do
         [[ -e $f ]] || continue
-        f=${f##*/}
-        stop_pid "${f%.pid.ours}" "$CDIR/$f"
+        daemons+=("$(basename "$f" .pid.ours):$f")
     done
-    stop_pid slurmctld "$CDIR/slurmctld.pid.ours"
+    stop_pids 30 "${daemons[@]}" "slurmctld:$CDIR/slurmctld.pid.ours"
     for f in /sys/fs/cgroup/$CG_NAME-mdxnode* /sys/fs/cgroup/{cpu,blkio}/$CG_NAME-mdxnode*; do
         [[ -d $f ]] && rmdir "$f" 2>/dev/null || true     # degraded nodes' cgroups, now empty
     done
     disks_down
-    stop_pid netserver "$CDIR/netserver.pid.ours"
-    cluster_minio stop
+    stop_pid netserver "$CDIR/netserver.pid.ours" &
+    cluster_minio stop &
     stop_pid slurmdbd "$CDIR/slurmdbd.pid.ours"
+    wait
     stop_pid mariadbd "$CDIR/mariadbd.pid.ours"
     net_down
 }

@@ -270,11 +270,34 @@ install_spack() {
     bash "$MDXBENCH_ROOT/ci/spack-build.sh" local
 }
 
+# beside(NAME FUNCTION): run an install step in the background (its own log lines as it
+# goes); wait_beside: wait for every such step, failing with the names of those that
+# failed. MinIO's and warp's Go builds and the Elasticsearch download depend on no other
+# step: they run while pip fills the venv and Spack builds spack/local (downloads beside
+# compiles: 1-2 minutes off a fresh clone's install)
+beside_pids=() beside_names=()
+beside() {
+    "$2" & beside_pids+=($!); beside_names+=("$1")
+    # a step of the foreground that dies takes these with it
+    trap 'kill "${beside_pids[@]}" 2>/dev/null || true' EXIT
+}
+wait_beside() {
+    local i failed=()
+    for i in "${!beside_pids[@]}"; do
+        wait "${beside_pids[$i]}" || failed+=("${beside_names[$i]}")
+    done
+    trap - EXIT
+    ((${#failed[@]} == 0)) || die "install failed: ${failed[*]} (its lines above)"
+}
+
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
 ((do_apt)) && install_apt
 ((do_apt)) && install_scrontab
+# the venv's directory first: the Go tools are linked into its bin/
+[[ -x $MDXBENCH_VENV/bin/python ]] || "${MDXBENCH_PYTHON:-python3}" -m venv "$MDXBENCH_VENV"
+beside 'MinIO and warp' install_go_tools
+((do_es)) && beside Elasticsearch install_es
 install_venv
-install_go_tools
-((do_es)) && install_es
 install_spack
+wait_beside
 log "install complete"

@@ -47,23 +47,40 @@ pid_alive() {
 
 # stop_pid NAME PIDFILE [TIMEOUT]: TERM the recorded PID, wait, then KILL.
 # Only the PID we recorded is ever signalled; never a process found by name.
-stop_pid() {
-    local name=$1 f=$2 timeout=${3:-30} pid i
-    if ! pid_alive "$f"; then
-        log "$name: not running"
-        rm -f "$f"
-        return 0
-    fi
-    pid=$(cat "$f")
-    log "$name: stopping PID $pid"
-    kill -TERM "$pid" 2>/dev/null || true
+stop_pid() { stop_pids "${3:-30}" "$1:$2"; }
+
+# stop_pids TIMEOUT NAME:PIDFILE...: stop_pid for several at once -- TERM to every
+# recorded PID, then one wait for all (TIMEOUT seconds), then KILL to what is left: daemons
+# that do not depend on each other stop in the time of the slowest, not of their sum.
+stop_pids() {
+    local timeout=$1 arg name f pid i left
+    shift
+    local -a pids=() files=()
+    for arg in "$@"; do
+        name=${arg%%:*}; f=${arg#*:}
+        if ! pid_alive "$f"; then
+            log "$name: not running"
+            rm -f "$f"
+            continue
+        fi
+        pid=$(cat "$f")
+        log "$name: stopping PID $pid"
+        kill -TERM "$pid" 2>/dev/null || true
+        pids+=("$pid"); files+=("$f:$name")
+    done
     for ((i = 0; i < timeout * 10; i++)); do
-        kill -0 "$pid" 2>/dev/null || { rm -f "$f"; return 0; }
+        left=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && left=1 && break; done
+        ((left)) || break
         sleep 0.1
     done
-    log "$name: PID $pid still alive after ${timeout}s, sending KILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    rm -f "$f"
+    for i in "${!pids[@]}"; do
+        if kill -0 "${pids[$i]}" 2>/dev/null; then
+            log "${files[$i]##*:}: PID ${pids[$i]} still alive after ${timeout}s, sending KILL"
+            kill -KILL "${pids[$i]}" 2>/dev/null || true
+        fi
+        rm -f "${files[$i]%:*}"
+    done
 }
 
 # wait_for DESCRIPTION TIMEOUT LOGFILES CMD...: poll CMD every second until it

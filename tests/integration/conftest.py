@@ -114,9 +114,13 @@ def main_job(services, tmp_path_factory):
            'MDXBENCH_EVENTS': str(tmp / 'events.jsonl')}
     res, report = main_job_run(tmp, env, *MAIN_SHORT,
                                # warp: 5 s, run again for longer where it had too few
-                               # samples (scripts/warp-enough.sh; the last -S wins)
+                               # samples (scripts/warp-enough.sh; the last -S wins); 1 MiB
+                               # objects, not 10: a GET run first uploads its pool of
+                               # objects (100 x 10 MiB: 5 of a 5-s case's 12-20 s here)
                                '-S', 'WarpObjectStorage.duration=5s',
-                               '-S', 'WarpMultiClient.duration=5s')
+                               '-S', 'WarpMultiClient.duration=5s',
+                               '-S', 'WarpObjectStorage.obj_size=1MiB',
+                               '-S', 'WarpMultiClient.obj_size=1MiB')
     yield {'res': res, 'report': report, 'tmp': tmp, 'env': env, 'prefix': prefix}
     client = Elasticsearch(services['es_url'], request_timeout=30)
     names = list(client.indices.get(index=f'{prefix}-*', allow_no_indices=True))
