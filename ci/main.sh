@@ -26,7 +26,7 @@ NODES=${MDXBENCH_MAIN_CLUSTER_NODES:-8}
 # (ReFrame matches -n in the display name with its spaces removed; several -n: any)
 MULTI=('-n' '%placement=(same-host|different-hosts)'
        '-n' 'Iperf3Aggregate%pairs=[12]%'
-       '-n' '^Osu(Latency|Bandwidth)' '-n' 'OsuAlltoall%num_nodes=2$'
+       '-n' '^Osu(Latency|Bandwidth|BiBandwidth)' '-n' 'OsuAlltoall%num_nodes=2$'
        '-n' 'Ior%target=scratch.*%num_nodes=[24]%'
        '-n' 'FftwMpi2d%num_nodes=[24]$'
        '-n' 'WarpMultiClient%target=minio%op=(get|put)%clients=[24]$')

@@ -1,5 +1,6 @@
 # MPI with the OSU micro-benchmarks, as Guidi et al. ran them: osu_latency and osu_bw
 # between two nodes with one rank each (one node with two ranks on a one-node partition),
+# osu_bibw the same way (ours: no paper ran it),
 # osu_alltoall on several nodes with several ranks per node. The whole size->value curve
 # goes into the perflog (meta.curve) for plots.
 import reframe as rfm
@@ -59,6 +60,17 @@ class OsuBandwidth(_OsuPt2Pt):
         super().derive(results)
         self.mdx_extra = dict(self.mdx_extra, peak_size=results['peak_size'],
                               max_size=results['max_size'])
+
+
+@rfm.simple_test
+class OsuBiBandwidth(OsuBandwidth):
+    '''osu_bibw: both ranks send at once, the figures of the sum of both directions (a
+    full-duplex link's is twice osu_bw's; a NIC, switch port or virtual switch that shares
+    one direction's capacity between both shows less). No paper measured it: no reference,
+    the value tracked.'''
+    descr = 'osu_bibw: bidirectional point-to-point bandwidth at the largest message size'
+    bench_binary = 'osu_bibw'
+    parser = staticmethod(osu.bibandwidth)
 
 
 @rfm.simple_test

@@ -144,8 +144,8 @@ def test_inter_node_checks_produce_values(cluster, work):
             assert re.search(rf'SKIP.*{name}.*is not installed on nscluster:nodes', res.stdout), name
         pytest.skip('no Spack here: OSU and IOR across nodes skipped, saying so (asserted)')
     osu = {r['check'].split()[0]: r for r in recs if r['check'].startswith('Osu')}
-    assert {'OsuLatency', 'OsuBandwidth', 'OsuAlltoall'} <= set(osu), sorted(osu)
-    for name in ('OsuLatency', 'OsuBandwidth'):
+    assert {'OsuLatency', 'OsuBandwidth', 'OsuBiBandwidth', 'OsuAlltoall'} <= set(osu), sorted(osu)
+    for name in ('OsuLatency', 'OsuBandwidth', 'OsuBiBandwidth'):
         r = osu[name]
         assert r['environ'] == 'spack' and r['meta']['bench_path'].startswith(str(view)), r
         assert len(set(r['nodelist'])) == 2 and r['meta']['nodes'] == 2, r

@@ -53,7 +53,7 @@ LOCAL_SWEEP = _local_sweep()
 # spack/local's view (ci/install.sh builds it where a Spack is at hand): the `spack`
 # environment of `local` puts it first on PATH, in place of `native`
 SPACK_VIEW = ROOT / 'spack' / 'local' / '.spack-env' / 'view'
-SPACK_BUILDS = {'Ior', 'OsuLatency', 'OsuBandwidth', 'OsuAlltoall', 'BabelStreamOmp', 'StreamOmp',
+SPACK_BUILDS = {'Ior', 'OsuLatency', 'OsuBandwidth', 'OsuBiBandwidth', 'OsuAlltoall', 'BabelStreamOmp', 'StreamOmp',
                 'NetperfTcpRR', 'FioTarget', 'Iperf3Throughput'}
 
 

@@ -43,13 +43,29 @@ def test_osu_bw(upstream_output):
     assert r['peak_size'] == 2097152 and r['peak_gbps'] == pytest.approx(14274.42 * 8 / 1000)
 
 
+def test_osu_bibw(upstream_output):
+    r = osu.bibandwidth(upstream_output('osu-7.4-bibw.out'))
+    assert r['version'] == '7.4' and r['max_size'] == 4194304
+    assert r['bandwidth'] == pytest.approx(18710.63) and len(r['curve']) == 23
+    assert r['bandwidth_gbps'] == pytest.approx(18710.63 * 8 / 1000)
+    # the peak at 512 KiB (in the L2/L3 on one node), not at the largest size
+    assert r['peak_size'] == 524288 and r['peak_bandwidth'] == pytest.approx(42621.19)
+    # one test's output is never taken for the other's
+    with pytest.raises(ParseError, match='expected the OSU "Bi-Directional Bandwidth Test"'):
+        osu.bibandwidth(upstream_output('osu-7.4-bw.out'))
+    with pytest.raises(ParseError, match='expected the OSU "Bandwidth Test", got the '
+                                         '"Bi-Directional Bandwidth Test"'):
+        osu.bandwidth(upstream_output('osu-7.4-bibw.out'))
+
+
 def test_osu_alltoall(upstream_output):
     r = osu.latency(upstream_output('osu-7.4-alltoall.out'))
     assert r['latency'] == pytest.approx(0.18) and r['max_size'] == 1048576
 
 
 def test_osu_wrong_table_and_truncation(upstream_output):
-    with pytest.raises(ParseError, match='expected a bandwidth table'):
+    with pytest.raises(ParseError, match='expected the OSU "Bandwidth Test", got the '
+                                         '"Latency Test"'):
         osu.bandwidth(upstream_output('osu-7.4-latency.out'))
 
     text = upstream_output('osu-7.4-latency.out')

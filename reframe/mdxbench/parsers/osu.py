@@ -1,4 +1,4 @@
-'''OSU micro-benchmarks 5.x-7.x: ``osu_latency``, ``osu_bw``, ``osu_alltoall`` (and other
+'''OSU micro-benchmarks 5.x-7.x: ``osu_latency``, ``osu_bw``, ``osu_bibw``, ``osu_alltoall`` (and other
 size/value tables). Returns the whole curve and the figures checks report.'''
 import re
 
@@ -53,8 +53,12 @@ def latency(text, size=8):
             'curve': p['curve'], 'max_size': max(p['curve'])}
 
 
-def bandwidth(text):
+def bandwidth(text, test='Bandwidth'):
+    '''The figures of a bandwidth curve of the OSU test titled ``test`` (``osu_bw``'s
+    "Bandwidth"; ``osu_bibw``'s "Bi-Directional Bandwidth": the output of the one is
+    refused as the other's).'''
     p = parse(text)
+    require(p['test'] == test, f'expected the OSU "{test} Test", got the "{p["test"]} Test"')
     require(p['quantity'] == 'Bandwidth' and p['unit'] == 'MB/s',
             f'expected a bandwidth table in MB/s, got {p["quantity"]} ({p["unit"]})')
     size = max(p['curve'])
@@ -64,3 +68,9 @@ def bandwidth(text):
     return {'version': p['version'], 'bandwidth': bw, 'bandwidth_gbps': bw * 8 / 1000,
             'peak_bandwidth': peak, 'peak_gbps': peak * 8 / 1000, 'peak_size': peak_size,
             'max_size': size, 'curve': p['curve']}
+
+
+def bibandwidth(text):
+    '''``osu_bibw``: both ranks send a window of messages to each other at once; the
+    same figures as :func:`bandwidth`, of the sum of both directions.'''
+    return bandwidth(text, test='Bi-Directional Bandwidth')
