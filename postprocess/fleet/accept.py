@@ -187,12 +187,27 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         return noise
     budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
         else default_budget(len(plan.testable))
-    spent, rounds, lengths = 0, [], {}
+    spent, rounds = 0, []
     # the worst first, where the bound does not let every suspect in a round
     worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}
     undecided = sorted(cases, key=lambda n: (-worst[n], n))
+
+    def paired_runs(n):
+        return min(len(c['x']) for c in cases[n])
+
+    def sizing(undecided):
+        # the suspects of the next round, and how long their runs: as long as the noise
+        # needs in the rounds they can still have (known before the first round where
+        # repeated runs gave it)
+        k = _suspects.per_round([paired_runs(n) for n in undecided], budget - spent)
+        left = (budget - spent) // (k + 1)
+        return undecided[:k], _suspects.next_lengths(
+            [c for n in undecided[:k] for c in cases[n]], effect, seq, left,
+            _suspects.lengthenable(df), noise)
+
+    df = session_records(plan, out)
+    now_, lengths = sizing(undecided)
     while undecided and spent + 2 <= budget:
-        now_ = undecided[:budget - spent - 1]
         longer = ', '.join(f'{cls} {f}x as long' for cls, f in sorted(lengths.items()) if f > 1)
         log(f"mdxbench accept: suspects measured again with {buddy}: {', '.join(now_)}"
             + (f' ({longer}: their noise)' if longer else ''))
@@ -206,16 +221,37 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
             _suspects.update(cases[node], df, rounds, node, buddy, noise, effect, seq,
                              lengths)
         undecided = [n for n in undecided if _suspects.state(cases[n]) == 'undecided']
-        # the next round's runs longer where the noise cannot be decided in what is left
-        # (each round: the undecided suspects and their buddy)
-        left = (budget - spent) // (min(len(undecided), max(budget - spent - 1, 1)) + 1)
-        lengths = _suspects.next_lengths([c for n in undecided for c in cases[n]], effect,
-                                         seq, left, _suspects.lengthenable(df))
+        # the worst of those with fewer paired runs first: they were left out for the bound
+        undecided.sort(key=lambda n: (paired_runs(n) >= _suspects.MIN_PAIRED, -worst[n], n))
+        if undecided:
+            now_, lengths = sizing(undecided)
     for node, cs in cases.items():
         _suspects.settle(by_node[node], cs, buddy, effect, seq,
                          f'the bound of {budget} extra jobs was reached')
     _suspects.explain(found, noise, effect)
     return noise
+
+
+def noise_warnings(plan, effect, seq):
+    '''Lines warning, before the first run, of figures the history shows too noisy for
+    ``effect`` to be decided within the budget (:func:`suspects.undecidable`): a suspect of
+    them would end undecided.'''
+    if seq is None or seq.history is None:
+        return []
+    history = _verdicts.acceptance_records(seq.history)
+    history = history.filter((history['system'] == plan.system)
+                             & (history['partition'] == plan.partition))
+    budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
+        else default_budget(len(plan.testable))
+    return [f"mdxbench accept: warning: {u['key']} varies {u['noise'].sigma:.1%} a run "
+            f"({u['noise'].n} repeated-run differences in the history): telling "
+            f"{effect:.0%} from nothing takes about {u['need']} paired runs, and {budget} "
+            f"extra jobs give a suspect at most {u['capacity']} (its runs "
+            f"{_suspects.MAX_LENGTH}x as long): a suspect of it would end undecided. Run "
+            f"{u['check']} longer (-S {u['check']}.length_factor=F, or its own size), "
+            f"give more jobs (--max-extra-jobs), or use --min-effect {u['min_effect']:.0%} "
+            f"or more" for u in _suspects.undecidable(history, effect, seq.alpha, seq.beta,
+                                                       budget)]
 
 
 def dry_run(plan, cases):

@@ -151,19 +151,43 @@ def lengthenable(session):
     return out
 
 
-def next_lengths(cases, effect, seq, rounds_left, knobs):
+def next_lengths(cases, effect, seq, rounds_left, knobs, noise_of=None):
     '''{check class: length} of the next round's runs for the undecided ``cases``: the
     longest any of a check's cases needs (:func:`lengthening`), for checks that declare
-    how (``knobs``); others stay as they are.'''
+    how (``knobs``); others stay as they are. A case not yet measured again is sized from
+    its figure's noise (``noise_of``) where repeated runs gave it (the history's, or this
+    session's): the first paired runs are then already as long as that noise calls for,
+    not a round later; on one run's spread across nodes, no.'''
     out = {}
     for c in cases:
         cls = c['check'].split()[0]
-        if cls not in knobs or not c.get('x'):
+        if cls not in knobs:
             continue
-        f = lengthening(c['sigma_pair'], c['lengths'], effect, seq.alpha, seq.beta,
-                        rounds_left)
+        if c.get('x'):
+            sigma, lengths = c['sigma_pair'], c['lengths']
+        else:
+            nz = (noise_of or {}).get(c['key'])
+            if nz is None or nz.source != 'repeated runs':
+                continue
+            sigma, lengths = nz.sigma * math.sqrt(2), []
+        f = lengthening(sigma, lengths, effect, seq.alpha, seq.beta, rounds_left)
         out[cls] = max(out.get(cls, 1), f)
     return out
+
+
+def per_round(have, budget_left):
+    '''How many of the undecided suspects (``have``: each one's paired runs so far, the
+    worst first) the next round measures: as many as can each still reach
+    :data:`MIN_PAIRED` paired runs in the jobs left (a round costs one job per suspect and
+    one for the healthy node), at least one. Measuring every suspect once where no second
+    round is left decides none of them (nothing is decided on fewer than MIN_PAIRED).'''
+    k = 1
+    while k < len(have) and k + 2 <= budget_left:
+        rounds = max(max(MIN_PAIRED - h, 1) for h in have[:k + 1])
+        if (k + 2) * rounds > budget_left:
+            break
+        k += 1
+    return k
 
 
 def to_decide(check, sigma_pair, have, effect, alpha, beta):
@@ -175,6 +199,35 @@ def to_decide(check, sigma_pair, have, effect, alpha, beta):
     return (f'to decide: about {need} paired runs at this noise ({sigma_pair:.1%} a pair, '
             f'{max(need - have, 0)} more than these: --max-extra-jobs), or {check} run about '
             f'{longer}x as long')
+
+
+def undecidable(history, effect, alpha, beta, budget, cap=MAX_LENGTH):
+    '''The figures whose run-to-run noise, known from the history's repeated runs, is too
+    large for any suspect of them to be decided within ``budget`` extra jobs, even with
+    runs ``cap`` times as long: ``[{key, check, noise, need, capacity, min_effect}]``
+    (``need``: paired runs of the check's own length the test needs; ``capacity``: what
+    the budget gives one suspect, its rounds at the longest length; ``min_effect``: the
+    least effect that capacity decides). Said before the first run, not after it.'''
+    if history is None or history.is_empty():
+        return []
+    better = {_key(c, v): b for c, v, b in history.select('check', 'perf_var', 'better')
+              .unique().iter_rows()}
+    rounds = budget // 2                # one suspect and its healthy node a round
+    capacity = rounds * cap
+    z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - beta)
+    out = []
+    for key, nodes in sorted(_series(history, better).items()):
+        nz = noise({n: [o for _, o in s] for n, s in nodes.items()}, [])
+        if nz is None or capacity < 1:
+            continue
+        sigma_pair = nz.sigma * math.sqrt(2)
+        need = pairs_to_decide(sigma_pair, effect, alpha, beta)
+        if need <= capacity:
+            continue
+        out.append({'key': key, 'check': key.split()[0], 'noise': nz, 'need': need,
+                    'capacity': capacity,
+                    'min_effect': 1 - math.exp(-z * sigma_pair / math.sqrt(capacity))})
+    return out
 
 
 def oriented_log(value, better):

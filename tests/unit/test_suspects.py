@@ -1,6 +1,7 @@
 '''Suspects of node acceptance: the noise from repeated runs, the sequential test, and who
 is a suspect (series generated with known noise; the integration test runs real nodes).'''
 import math
+import types
 
 import numpy as np
 import pytest
@@ -319,8 +320,9 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     up here, not benchmark output): a fio figure that varies 12% from run to run at the
     check's length and 12%/sqrt(f) at f times it, every node equally fast; mdxnode3's first
     reading came out 15% low. At 12% no budget of short paired runs tells 10% from nothing
-    (about 41 pairs), so from the second round FioTarget is asked for longer runs (at most
-    MAX_LENGTH), and the suspect is cleared on them, saying so."""
+    (about 41 pairs), and the history's repeated runs say so before the first paired round:
+    FioTarget is asked for longer runs from the first round on (at most MAX_LENGTH), and
+    the suspect is cleared on them, saying so."""
     import datetime as dt
     import json
 
@@ -364,12 +366,12 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     accept.decide_suspects(plan, tmp_path, found, 0.1, seq, measure, log=lambda *a: None)
     v = {x['node']: x for x in found}['mdxnode3']
     [case] = v['suspect']
-    # the first round at the check's length, then longer, never shorter, at most 8x: each
-    # round's length is the one its paired run is weighed by
-    assert asked[0] == 1 and all(1 < a <= b <= suspects.MAX_LENGTH
-                                 for a, b in zip(asked[1:], asked[2:] + [asked[-1]]))
-    assert case['lengths'] == asked and len(asked) >= 3
-    assert f'made up to {max(asked)}x as long (FioTarget.length_factor)' in case['explain']
+    # longer from the first round (the noise known from the history), never shorter, at
+    # most 8x: each round's length is the one its paired run is weighed by
+    assert all(1 < a <= b <= suspects.MAX_LENGTH for a, b in zip(asked, asked[1:] + [asked[-1]]))
+    assert case['lengths'] == asked and len(asked) >= 2
+    assert f'paired runs 1-{len(asked)} made up to {max(asked)}x as long ' \
+        '(FioTarget.length_factor)' in case['explain'], case['explain']
     assert case['state'] == 'excluded' and v['verdict'] == 'pass', case['explain']
 
 
@@ -379,3 +381,83 @@ def _fio(node, value, when, meta):
             'perf_var': 'bandwidth', 'value': value, 'unit': 'GB/s', 'better': 'higher',
             'ref': None, 'result': 'pass', 'jobid': '1', 'nodes': node,
             'tags': 'acceptance,storage', 'meta': meta}
+
+
+def test_a_first_paired_round_is_made_longer_only_on_noise_from_repeated_runs():
+    """Before any paired run, the noise of repeated runs (history, this session) sizes the
+    first paired runs as it sizes later ones; one run's spread across nodes does not (it
+    can be far smaller or larger than a node's run-to-run noise)."""
+    seq = types.SimpleNamespace(alpha=0.01, beta=0.05)
+    case = {'key': 'FioTarget %target=node_local %workload=seqwrite bandwidth',
+            'check': 'FioTarget %target=node_local %workload=seqwrite', 'x': []}
+    knobs = {'FioTarget': {'runtime': 1}}
+    repeated = {case['key']: suspects.Noise(0.12, 'repeated runs', 16)}
+    spread = {case['key']: suspects.Noise(0.12, 'fleet spread', 8)}
+    want = suspects.lengthening(0.12 * math.sqrt(2), [], 0.1, 0.01, 0.05, 4)
+    assert want > 1
+    assert suspects.next_lengths([case], 0.1, seq, 4, knobs, repeated) == {'FioTarget': want}
+    assert suspects.next_lengths([case], 0.1, seq, 4, knobs, spread) == {}
+    assert suspects.next_lengths([case], 0.1, seq, 4, {}, repeated) == {}     # no knob
+
+
+@pytest.mark.parametrize('have, left, expect', [
+    ([0, 0, 0], 4, 1),      # one suspect twice, not three once each (none decided)
+    ([0, 0, 0], 6, 2),      # two suspects twice: 2 x (2 + 1) jobs
+    ([0, 0, 0], 12, 3),
+    ([1, 0, 0], 2, 1),      # the second paired run of the one measured once
+    ([1, 0, 0], 6, 2),      # it and a new one: 3 jobs a round, 2 rounds
+    ([2, 2], 3, 2),         # both have their minimum: one more round of both fits
+    ([0], 2, 1),
+])
+def test_a_round_takes_as_many_suspects_as_can_each_reach_the_minimum_of_paired_runs(
+        have, left, expect):
+    k = suspects.per_round(have, left)
+    assert k == expect
+    # the claim, computed here: the k chosen can each reach MIN_PAIRED in the jobs left,
+    # and one more could not (or there is none)
+    def fits(k):
+        return (k + 1) * max(max(suspects.MIN_PAIRED - h, 1) for h in have[:k]) <= left
+    assert k == 1 or fits(k)
+    assert k == len(have) or not fits(k + 1)
+
+
+@pytest.mark.parametrize('sigma, budget, warned', [(0.30, 4, True), (0.30, 200, False),
+                                                   (0.02, 4, False)])
+def test_a_figure_too_noisy_for_the_budget_is_said_before_the_first_run(sigma, budget, warned):
+    """With a history whose repeated runs vary ``sigma``, `accept` warns before it runs
+    where no suspect of a figure could be decided at --min-effect within the budget, even
+    at MAX_LENGTH; the least effect it names is one that budget decides (checked against
+    pairs_to_decide), and a smaller one is not. Records made up here (statistics, not
+    benchmark output)."""
+    import datetime as dt
+    import json
+
+    from mdxbench.post.fleet import accept, jobs
+    from mdxbench.post.store import records
+
+    rng = np.random.default_rng(7)
+    nodes = [f'mdxnode{i}' for i in range(1, 9)]
+    meta = json.dumps({'tags': ['acceptance', 'storage']})
+    t0 = dt.datetime(2026, 11, 20, tzinfo=dt.timezone.utc)
+    rows = [_fio(n, float(np.exp(rng.normal(0, sigma))), t0 + dt.timedelta(days=d), meta)
+            for d in range(5) for n in nodes]
+    seq = accept.Sequential(0.01, 0.05, budget, records.frame(rows))
+    plan = jobs.Plan('mdx2', 'vc16m32g', 'debug', nodes, {}, [], 1)
+    lines = accept.noise_warnings(plan, 0.1, seq)
+    assert bool(lines) == warned, lines
+    if warned:
+        [line] = lines
+        assert 'FioTarget %target=node_local %workload=seqwrite bandwidth varies' in line
+        assert '-S FioTarget.length_factor=F' in line and 'would end undecided' in line
+        [u] = suspects.undecidable(verdicts_records(seq.history), 0.1, 0.01, 0.05, budget)
+        assert u['capacity'] == budget // 2 * suspects.MAX_LENGTH
+        sp = u['noise'].sigma * math.sqrt(2)
+        assert suspects.pairs_to_decide(sp, u['min_effect'] + 1e-9, 0.01, 0.05) <= \
+            u['capacity'] < suspects.pairs_to_decide(sp, u['min_effect'] * 0.9, 0.01, 0.05)
+        assert f"--min-effect {u['min_effect']:.0%} or more" in line
+
+
+def verdicts_records(df):
+    from mdxbench.post.fleet import verdicts
+
+    return verdicts.acceptance_records(df)
