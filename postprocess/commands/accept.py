@@ -61,11 +61,8 @@ def run(args):
     out = accept.new_out_dir(args.out)
     seq = None if args.no_suspects else accept.sequential(
         args.alpha, args.beta, args.max_extra_jobs, args.history, args.history_es)
-    rule = options.outlier_rule(args)
-    for line in accept.noise_warnings(plan, rule.get('min_effect') or verdicts.MIN_EFFECT, seq):
-        print(line, file=sys.stderr)
-    res = accept.run(plan, out, rf_args, args.time_limit, files, rule, args.retests,
-                     sequential=seq)
+    res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
+                     args.retests, sequential=seq)
     print(f'mdxbench accept: {res.jobs} jobs for {len(plan.testable)} nodes, at most '
           f'{res.max_in_queue} in the queue, {res.seconds:.1f} s wall')
     print(text.node_verdicts(res.verdicts))

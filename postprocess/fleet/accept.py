@@ -99,7 +99,11 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
         sequential=None):
     '''Jobs, verdicts and re-measurements of one acceptance run; an :class:`Outcome`.
     ``outliers``: z, min_effect and gross of the verdicts; ``sequential``: how suspects
-    are decided (:class:`Sequential`; None: suspects are not looked for).'''
+    are decided (:class:`Sequential`; None: suspects are not looked for). Figures the
+    history shows too noisy to decide are warned of on standard error before any job.'''
+    for line in noise_warnings(plan, outliers.get('min_effect') or _verdicts.MIN_EFFECT,
+                               sequential):
+        print(line, file=sys.stderr)
     fig = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log)
     ids = dict(fig['job_ids'])
     # with the suspects' test, a retest decides only gross outliers and failed checks: an
@@ -225,9 +229,12 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         undecided.sort(key=lambda n: (paired_runs(n) >= _suspects.MIN_PAIRED, -worst[n], n))
         if undecided:
             now_, lengths = sizing(undecided)
+    least = _suspects.MIN_PAIRED * 2        # two paired runs of one suspect and its buddy
+    bound = f'the bound of {budget} extra jobs was reached' + (
+        f' (fewer than the {least} that two paired runs of one suspect take: '
+        f'--max-extra-jobs {least} or more decides one)' if budget < least else '')
     for node, cs in cases.items():
-        _suspects.settle(by_node[node], cs, buddy, effect, seq,
-                         f'the bound of {budget} extra jobs was reached')
+        _suspects.settle(by_node[node], cs, buddy, effect, seq, bound)
     _suspects.explain(found, noise, effect)
     return noise
 

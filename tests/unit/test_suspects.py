@@ -461,3 +461,45 @@ def verdicts_records(df):
     from mdxbench.post.fleet import verdicts
 
     return verdicts.acceptance_records(df)
+
+
+def test_a_budget_too_small_for_two_paired_runs_says_so(monkeypatch, tmp_path):
+    """7 nodes give a default budget of 3 extra jobs: one paired round, and nothing is
+    decided on one paired run. The suspect ends undecided, and its verdict says the bound
+    is below the 4 jobs that would decide one. Records made up here (statistics)."""
+    import datetime as dt
+    import json
+
+    from mdxbench.post.fleet import accept, jobs, verdicts
+    from mdxbench.post.store import records
+
+    nodes = [f'mdxnode{i}' for i in range(1, 8)]
+    meta = json.dumps({'tags': ['acceptance', 'storage']})
+    clock = [dt.datetime(2026, 11, 27, tzinfo=dt.timezone.utc)]
+    rows = []
+
+    def add(n, v):
+        clock[0] += dt.timedelta(seconds=10)
+        rows.append(_fio(n, v, clock[0], meta))
+
+    for n in nodes:
+        add(n, 0.6 if n == 'mdxnode2' else 1.0 + 0.01 * nodes.index(n))   # 42% below
+    monkeypatch.setattr(accept, 'session_records',
+                        lambda plan, out: verdicts.acceptance_records(records.frame(rows)))
+    monkeypatch.setattr(suspects, 'now', lambda: clock[0] + dt.timedelta(seconds=1))
+    measured = []
+
+    def measure(which, lengths=None):
+        measured.append(list(which))
+        for n in which:
+            add(n, 1.0)
+
+    plan = jobs.Plan('mdx2', 'vc16m32g', 'debug', nodes, {}, [], 1)
+    found = verdicts.judge(records.frame(rows), paired=True, min_effect=0.4)
+    seq = accept.Sequential(0.01, 0.05, None, None)
+    accept.decide_suspects(plan, tmp_path, found, 0.4, seq, measure, log=lambda *a: None)
+    v = {x['node']: x for x in found}['mdxnode2']
+    assert len(measured) == 1 and measured[0][0] == 'mdxnode2'
+    assert v['verdict'] == 'undecided', v
+    assert 'the bound of 3 extra jobs was reached (fewer than the 4 that two paired runs ' \
+        'of one suspect take: --max-extra-jobs 4 or more decides one)' in v['why'], v['why']
