@@ -165,14 +165,26 @@ def default_budget(nodes):
     return max(2, nodes // 2)
 
 
+def _budget(plan, seq):
+    '''The extra jobs the suspects may take: the operator's, or :func:`default_budget`.'''
+    return seq.max_extra_jobs if seq.max_extra_jobs is not None \
+        else default_budget(len(plan.testable))
+
+
+def _history(plan, seq):
+    '''The history's acceptance records of the plan's partition, or None.'''
+    if seq.history is None:
+        return None
+    history = _verdicts.acceptance_records(seq.history)
+    return history.filter((history['system'] == plan.system)
+                          & (history['partition'] == plan.partition))
+
+
 def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     '''Find the suspects among the passed nodes, measure them again in rounds with a
     healthy node near the median (``measure(nodes)``), and decide each by the sequential
     test; updates ``found`` in place. Returns the noise of each figure ({key: Noise}).'''
-    history = _verdicts.acceptance_records(seq.history) if seq.history is not None else None
-    if history is not None:
-        history = history.filter((history['system'] == plan.system)
-                                 & (history['partition'] == plan.partition))
+    history = _history(plan, seq)
     by_node = {v['node']: v for v in found}
     first = _suspects.first_run(found)
     cases = _suspects.find(found, effect, history, plan.testable)
@@ -189,8 +201,7 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
             _suspects.settle(by_node[node], cs, None, effect, seq, 'no healthy node to pair with')
         _suspects.explain(found, noise, effect)
         return noise
-    budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
-        else default_budget(len(plan.testable))
+    budget = _budget(plan, seq)
     spent, rounds = 0, []
     # the worst first, where the bound does not let every suspect in a round
     worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}
@@ -245,11 +256,7 @@ def noise_warnings(plan, effect, seq):
     them would end undecided.'''
     if seq is None or seq.history is None:
         return []
-    history = _verdicts.acceptance_records(seq.history)
-    history = history.filter((history['system'] == plan.system)
-                             & (history['partition'] == plan.partition))
-    budget = seq.max_extra_jobs if seq.max_extra_jobs is not None \
-        else default_budget(len(plan.testable))
+    history, budget = _history(plan, seq), _budget(plan, seq)
     return [f"mdxbench accept: warning: {u['key']} varies {u['noise'].sigma:.1%} a run "
             f"({u['noise'].n} repeated-run differences in the history): telling "
             f"{effect:.0%} from nothing takes about {u['need']} paired runs, and {budget} "
