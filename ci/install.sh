@@ -13,7 +13,10 @@
 #     skipped, saying so, where no Go toolchain new enough exists, or with
 #     MDXBENCH_GO_TOOLS=0 on a site without an S3 target; Go's caches are per machine:
 #     MDXBENCH_GO_CACHE, default /var/cache/mdxbench/go as root)
-# Usage: ci/install.sh [--no-apt] [--no-es]     (a site's login node: ci/site-install.sh)
+# Usage: ci/install.sh [--no-apt] [--no-es] [--go-tools-later | --go-tools-only]
+#   (a site's login node: ci/site-install.sh)
+#   --go-tools-later: all but MinIO and warp; --go-tools-only: those alone (ci/test.sh
+#   builds them beside the tests that need neither them nor a quiet machine)
 source "$(dirname "$0")/lib.sh"
 
 ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
@@ -47,12 +50,14 @@ APT_PACKAGES=(
     chromium
 )
 
-do_apt=1 do_es=1
+do_apt=1 do_es=1 go_tools=now
 for a in "$@"; do
     case $a in
         --no-apt) do_apt=0 ;;
         --no-es) do_es=0 ;;
-        *) die "unknown option '$a' (known: --no-apt --no-es)" ;;
+        --go-tools-later) go_tools=later ;;
+        --go-tools-only) go_tools=only ;;
+        *) die "unknown option '$a' (known: --no-apt --no-es --go-tools-later --go-tools-only)" ;;
     esac
 done
 
@@ -291,11 +296,20 @@ wait_beside() {
 }
 
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
+if [[ $go_tools == only ]]; then
+    [[ -x $MDXBENCH_VENV/bin/python ]] || die "--go-tools-only: no venv at $MDXBENCH_VENV (ci/install.sh first)"
+    install_go_tools
+    exit 0
+fi
 ((do_apt)) && install_apt
 ((do_apt)) && install_scrontab
 # the venv's directory first: the Go tools are linked into its bin/
 [[ -x $MDXBENCH_VENV/bin/python ]] || "${MDXBENCH_PYTHON:-python3}" -m venv "$MDXBENCH_VENV"
-beside 'MinIO and warp' install_go_tools
+if [[ $go_tools == now ]]; then
+    beside 'MinIO and warp' install_go_tools
+else
+    log "MinIO and warp: not built now (--go-tools-later: ci/test.sh builds them beside the first tests)"
+fi
 ((do_es)) && beside Elasticsearch install_es
 install_venv
 install_spack

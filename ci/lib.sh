@@ -167,10 +167,11 @@ wait_alive() {
 
 # prepare_local: what ci/main.sh and ci/test.sh both need first -- install what is missing,
 # start Slurm and Elasticsearch, activate the environment, and go to the repository root.
+# Its arguments go to ci/install.sh.
 prepare_local() {
     local here
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-    bash "$here/install.sh"
+    bash "$here/install.sh" "$@"
     bash "$here/services.sh" start
     source "$here/activate.sh"
     cd "$MDXBENCH_ROOT"

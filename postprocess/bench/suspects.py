@@ -17,6 +17,7 @@ rule alone (``--z``), as ``mdxbench accept`` did before suspects -- failed it; w
 the run did; the healthy nodes failed (false fails) and left undecided; and the jobs
 against one per node.
 '''
+import contextlib
 import json
 import pathlib
 import subprocess
@@ -80,7 +81,10 @@ def _count(nodes):
     return f"{len(nodes)} ({','.join(nodes)})" if nodes else '0'
 
 
-def main(healthy=3, faults=FAULTS, slow='mdxnode3', reframe_args=None, min_effect=0.1):
+def main(healthy=3, faults=FAULTS, slow='mdxnode3', reframe_args=None, min_effect=0.1,
+         out=None):
+    '''``out``: a directory that keeps each pass's perflogs, report and verdicts (JSON);
+    default: a temporary one, removed.'''
     from mdxbench.post.fleet import jobs
 
     reframe_args = list(reframe_args or DEFAULT_ARGS)
@@ -93,7 +97,10 @@ def main(healthy=3, faults=FAULTS, slow='mdxnode3', reframe_args=None, min_effec
     exe = pathlib.Path(sys.executable).parent
     extra = ['--min-effect', str(min_effect)]
     rows, history = [], []
-    with tempfile.TemporaryDirectory(prefix='mdxbench-bench-suspects-') as tmp:
+    if out:
+        pathlib.Path(out).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(out) if out else
+          tempfile.TemporaryDirectory(prefix='mdxbench-bench-suspects-')) as tmp:
         tmp = pathlib.Path(tmp)
         for i in range(healthy):
             out = tmp / f'healthy-{i + 1}'

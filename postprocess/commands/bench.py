@@ -32,6 +32,8 @@ def add_arguments(p):
                    help='store: the store under this index prefix, loaded if it holds '
                    'nothing and kept afterwards; only the cold read of the copy alone is '
                    'measured (a year of 100,000 series took 23 minutes to load here)')
+    p.add_argument('--out', metavar='DIR', help='suspects: keep each pass\'s perflogs, '
+                   'report and verdicts (JSON) in DIR (default: a temporary directory)')
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
     options.es_url(p, 'ingest: ')
@@ -49,7 +51,8 @@ def run(args):
     if args.what == 'suspects':
         from mdxbench.post.bench import suspects
 
-        return suspects.main(reframe_args=options.reframe_args(args.reframe_args) or None)
+        return suspects.main(reframe_args=options.reframe_args(args.reframe_args) or None,
+                             out=args.out)
     if args.what == 'split':
         from mdxbench.post.bench import split
 
