@@ -13,10 +13,11 @@
 #     skipped, saying so, where no Go toolchain new enough exists, or with
 #     MDXBENCH_GO_TOOLS=0 on a site without an S3 target; Go's caches are per machine:
 #     MDXBENCH_GO_CACHE, default /var/cache/mdxbench/go as root)
-# Usage: ci/install.sh [--no-apt] [--no-es] [--go-tools-later | --go-tools-only]
+# Usage: ci/install.sh [--no-apt] [--no-es] [--go-tools-later]
 #   (a site's login node: ci/site-install.sh)
-#   --go-tools-later: all but MinIO and warp; --go-tools-only: those alone (ci/test.sh
-#   builds them beside the tests that need neither them nor a quiet machine)
+#   --go-tools-later: MinIO's and warp's build goes on in the background after the install
+#   ends, its exit status and log named in $MDXBENCH_STATE_DIR/gotools/build.status
+#   (ci/test.sh: beside the tests that need neither them nor a quiet machine)
 source "$(dirname "$0")/lib.sh"
 
 ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
@@ -56,8 +57,7 @@ for a in "$@"; do
         --no-apt) do_apt=0 ;;
         --no-es) do_es=0 ;;
         --go-tools-later) go_tools=later ;;
-        --go-tools-only) go_tools=only ;;
-        *) die "unknown option '$a' (known: --no-apt --no-es --go-tools-later --go-tools-only)" ;;
+        *) die "unknown option '$a' (known: --no-apt --no-es --go-tools-later)" ;;
     esac
 done
 
@@ -296,11 +296,6 @@ wait_beside() {
 }
 
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
-if [[ $go_tools == only ]]; then
-    [[ -x $MDXBENCH_VENV/bin/python ]] || die "--go-tools-only: no venv at $MDXBENCH_VENV (ci/install.sh first)"
-    install_go_tools
-    exit 0
-fi
 ((do_apt)) && install_apt
 ((do_apt)) && install_scrontab
 # the venv's directory first: the Go tools are linked into its bin/
@@ -308,7 +303,15 @@ fi
 if [[ $go_tools == now ]]; then
     beside 'MinIO and warp' install_go_tools
 else
-    log "MinIO and warp: not built now (--go-tools-later: ci/test.sh builds them beside the first tests)"
+    # not waited for: the status file appears when the build ends ("EXIT-CODE LOG")
+    go_status=$MDXBENCH_STATE_DIR/gotools/build.status go_log=$MDXBENCH_STATE_DIR/logs/go-tools.log
+    mkdir -p "${go_status%/*}" && rm -f "$go_status"
+    (
+        rc=0
+        (install_go_tools) >"$go_log" 2>&1 </dev/null || rc=$?
+        echo "$rc $go_log" >"$go_status.tmp" && mv "$go_status.tmp" "$go_status"
+    ) </dev/null >/dev/null 2>&1 &
+    log "MinIO and warp: building in the background ($go_log; its end in $go_status)"
 fi
 ((do_es)) && beside Elasticsearch install_es
 install_venv
