@@ -307,15 +307,14 @@ else
     # nice 19 it takes the cores only when nothing else wants them (pip's downloads,
     # Spack's one-core steps, the tests' waits): beside them at the same priority it took
     # half of them and stretched Spack's build as much as building first would
-    go_status=$MDXBENCH_STATE_DIR/gotools/build.status go_log=$MDXBENCH_STATE_DIR/logs/go-tools.log
-    mkdir -p "${go_status%/*}" && rm -f "$go_status"
+    mkdir -p "${GO_TOOLS_STATUS%/*}" && rm -f "$GO_TOOLS_STATUS"
     (
         renice -n 19 -p "$BASHPID" >/dev/null
         rc=0
-        (install_go_tools) >"$go_log" 2>&1 </dev/null || rc=$?
-        echo "$rc $go_log" >"$go_status.tmp" && mv "$go_status.tmp" "$go_status"
+        (install_go_tools) >"$GO_TOOLS_LOG" 2>&1 </dev/null || rc=$?
+        echo "$rc $GO_TOOLS_LOG" >"$GO_TOOLS_STATUS.tmp" && mv "$GO_TOOLS_STATUS.tmp" "$GO_TOOLS_STATUS"
     ) </dev/null >/dev/null 2>&1 &
-    log "MinIO and warp: building in the background ($go_log; its end in $go_status)"
+    log "MinIO and warp: building in the background ($GO_TOOLS_LOG; its end in $GO_TOOLS_STATUS)"
 fi
 ((do_es)) && beside Elasticsearch install_es
 install_venv

@@ -20,6 +20,10 @@ fi
 MDXBENCH_STATE_DIR=${MDXBENCH_STATE_DIR:-$MDXBENCH_ROOT/.mdxbench}
 MDXBENCH_VENV=${MDXBENCH_VENV:-$MDXBENCH_STATE_DIR/venv}
 export MDXBENCH_ROOT MDXBENCH_STATE_DIR MDXBENCH_VENV
+# MinIO's and warp's build in the background (ci/install.sh --go-tools-later): its log, and
+# the file that holds "EXIT-CODE LOG" once it ended
+GO_TOOLS_LOG=$MDXBENCH_STATE_DIR/logs/go-tools.log
+GO_TOOLS_STATUS=$MDXBENCH_STATE_DIR/gotools/build.status
 
 log()  { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die()  { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }

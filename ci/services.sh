@@ -7,7 +7,7 @@ here=$(dirname "$0")
 minio() {
     if [[ -x $MDXBENCH_VENV/bin/minio ]]; then
         bash "$here/minio.sh" "$1"
-    elif [[ -f $MDXBENCH_STATE_DIR/logs/go-tools.log && ! -f $MDXBENCH_STATE_DIR/gotools/build.status ]]; then
+    elif [[ -f $GO_TOOLS_LOG && ! -f $GO_TOOLS_STATUS ]]; then
         log "minio: still being built (ci/install.sh --go-tools-later): start it when the build ends (ci/minio.sh start)"
     else
         log "minio: not installed (ci/install.sh found no Go toolchain new enough): the warp checks skip on local"

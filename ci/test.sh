@@ -17,13 +17,13 @@ if (($#)); then
     exec python -m pytest -ra --durations=30 "$@"
 fi
 prepare_local --go-tools-later
-export MDXBENCH_GO_TOOLS_BUILD=$MDXBENCH_STATE_DIR/gotools/build.status
+export MDXBENCH_GO_TOOLS_BUILD=$GO_TOOLS_STATUS
 rc=0
 python -m pytest -ra --durations=30 tests/integration || rc=$?
 python -m pytest -ra --durations=15 -n 2 tests/unit || rc=$((rc ? rc : $?))
 # a build no test waited for (all of them deselected) still has to end, and succeed
 wait_for "MinIO's and warp's build ($MDXBENCH_GO_TOOLS_BUILD)" 1800 \
-    "$MDXBENCH_STATE_DIR/logs/go-tools.log" test -f "$MDXBENCH_GO_TOOLS_BUILD"
+    "$GO_TOOLS_LOG" test -f "$MDXBENCH_GO_TOOLS_BUILD"
 read -r gorc golog <"$MDXBENCH_GO_TOOLS_BUILD"
 if ((gorc != 0)); then
     tail -n 40 "$golog" >&2
