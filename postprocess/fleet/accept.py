@@ -11,10 +11,11 @@ then is measured again too.
 Then the *suspects* (:mod:`mdxbench.post.fleet.suspects`): nodes at least the minimum
 effect worse than the nodes' median -- outliers among the nodes too, unless gross (those
 the retest decides, as failed checks) -- or than their own earlier level relative to the
-fleet (``history``: the store's earlier records). Each round measures them
-again with one healthy node near the median, and a sequential test on the paired ratios
+fleet (``history``: the store's earlier records). Each round measures every undecided
+suspect again with one healthy node near the median, all in **one** job
+(:func:`~mdxbench.post.fleet.jobs.run_round`), and a sequential test on the paired ratios
 confirms the deficit (fail), excludes it (pass) or, when the bound on extra jobs is spent,
-leaves the node a *suspect* (neither drained nor passed).
+leaves the node *undecided* (neither drained nor passed).
 '''
 import dataclasses
 import datetime as dt
@@ -137,11 +138,13 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
         effect = outliers.get('min_effect') or _verdicts.MIN_EFFECT
 
         def measure(nodes, lengths=None):
-            # checks run longer where their noise asks for it: -S Check.length_factor=F
+            # checks run longer where their noise asks for it: -S Check.length_factor=F;
+            # the suspects and their buddy in one job
             longer = [a for cls, f in sorted((lengths or {}).items()) if f > 1
                       for a in ('-S', f'{cls}.length_factor={f}')]
-            more = jobs.run(dataclasses.replace(plan, testable=nodes), out,
-                            [*reframe_args, *longer], time_limit, files=files, log=log)
+            fig['rounds'] = fig.get('rounds', 0) + 1
+            more = jobs.run_round(plan, nodes, out, [*reframe_args, *longer], time_limit,
+                                  files=files, log=log, name=f"round-{fig['rounds']}")
             ids.update(more['job_ids'])
             for k in ('jobs', 'seconds'):
                 fig[k] += more[k]
@@ -160,9 +163,10 @@ def session_records(plan, out):
 
 
 def default_budget(nodes):
-    '''Extra jobs for the suspects by default: half as many as the nodes tested (a round
-    is the suspects and their buddy: two at least).'''
-    return max(2, nodes // 2)
+    '''Extra jobs for the suspects by default: half as many as the nodes tested, two at
+    least (a round -- every undecided suspect and their buddy -- is one job, and nothing
+    is decided on fewer than two paired runs).'''
+    return max(_suspects.MIN_PAIRED, nodes // 2)
 
 
 def _budget(plan, seq):
@@ -203,47 +207,39 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         return noise
     budget = _budget(plan, seq)
     spent, rounds = 0, []
-    # the worst first, where the bound does not let every suspect in a round
-    worst = {n: max(c['deficit_first'] for c in cs) for n, cs in cases.items()}
-    undecided = sorted(cases, key=lambda n: (-worst[n], n))
-
-    def paired_runs(n):
-        return min(len(c['x']) for c in cases[n])
+    undecided = sorted(cases)
+    df = session_records(plan, out)
 
     def sizing(undecided):
-        # the suspects of the next round, and how long their runs: as long as the noise
-        # needs in the rounds they can still have (known before the first round where
-        # repeated runs gave it)
-        k = _suspects.per_round([paired_runs(n) for n in undecided], budget - spent)
-        left = (budget - spent) // (k + 1)
-        return undecided[:k], _suspects.next_lengths(
-            [c for n in undecided[:k] for c in cases[n]], effect, seq, left,
-            _suspects.lengthenable(df), noise)
+        # how long the next round's runs: as long as the noise needs in the rounds left
+        # (known before the first round where repeated runs gave it)
+        return _suspects.next_lengths([c for n in undecided for c in cases[n]], effect, seq,
+                                      budget - spent, _suspects.lengthenable(df), noise)
 
-    df = session_records(plan, out)
-    now_, lengths = sizing(undecided)
-    while undecided and spent + 2 <= budget:
+    lengths = sizing(undecided)
+    while undecided and spent < budget:
         longer = ', '.join(f'{cls} {f}x as long' for cls, f in sorted(lengths.items()) if f > 1)
-        log(f"mdxbench accept: suspects measured again with {buddy}: {', '.join(now_)}"
-            + (f' ({longer}: their noise)' if longer else ''))
+        log(f"mdxbench accept: suspects measured again with {buddy}, in one job: "
+            f"{', '.join(undecided)}" + (f' ({longer}: their noise)' if longer else ''))
         start = _suspects.now()
-        measure(now_ + [buddy], lengths)
-        spent += len(now_) + 1
+        # the buddy between the suspects: where they run one after another, its reading is
+        # as near each suspect's in time as the order allows
+        half = (len(undecided) + 1) // 2
+        measure(undecided[:half] + [buddy] + undecided[half:], lengths)
+        spent += 1
         rounds.append(start)
         df = session_records(plan, out)
         noise = _suspects.noises(df, history, first, chosen=set(cases))
-        for node in now_:
+        for node in undecided:
             _suspects.update(cases[node], df, rounds, node, buddy, noise, effect, seq,
                              lengths)
         undecided = [n for n in undecided if _suspects.state(cases[n]) == 'undecided']
-        # the worst of those with fewer paired runs first: they were left out for the bound
-        undecided.sort(key=lambda n: (paired_runs(n) >= _suspects.MIN_PAIRED, -worst[n], n))
         if undecided:
-            now_, lengths = sizing(undecided)
-    least = _suspects.MIN_PAIRED * 2        # two paired runs of one suspect and its buddy
+            lengths = sizing(undecided)
+    least = _suspects.MIN_PAIRED        # a round is one job; two paired runs decide
     bound = f'the bound of {budget} extra jobs was reached' + (
-        f' (fewer than the {least} that two paired runs of one suspect take: '
-        f'--max-extra-jobs {least} or more decides one)' if budget < least else '')
+        f' (fewer than the {least} paired rounds, one job each, anything is decided on: '
+        f'--max-extra-jobs {least} or more)' if budget < least else '')
     for node, cs in cases.items():
         _suspects.settle(by_node[node], cs, buddy, effect, seq, bound)
     _suspects.explain(found, noise, effect)

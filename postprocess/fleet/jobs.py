@@ -10,6 +10,11 @@ Nodes Slurm reports drained, down or failing get no job and are "not tested". Th
 records go to one perflog directory; the verdicts are ``mdxbench acceptance``'s (fleet
 outliers and references), with a ``scontrol update ... state=drain`` line printed for
 each failed node (run only with ``drain=True``).
+
+The suspects' paired rounds (:func:`run_round`) are one job each, whatever the number of
+nodes: the suspects and their healthy buddy in one allocation, a job step per node that
+runs that node's checks, all at once where the nodes have cores of their own, one after
+another where the site config says they share them (``extras.shared_cpus``).
 '''
 import dataclasses
 import json
@@ -33,6 +38,9 @@ class Plan:
     untested: dict          # node -> Slurm state
     access: list            # the partition's sbatch options (account, partition, ...)
     max_jobs: int
+    #: the nodes share one machine's cores (the site config's ``extras.shared_cpus``): the
+    #: nodes of one job measure one after another, not at once
+    shared_cpus: bool = False
 
 
 def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, nodes=None):
@@ -63,15 +71,13 @@ def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, no
         (untested.__setitem__(node, state) if st.startswith(BAD_STATES)
          else testable.append(node))
     return Plan(system, partition, slurm_partition or partition, testable, untested,
-                list(part.get('access') or []), max_jobs or max(1, len(testable)))
+                list(part.get('access') or []), max_jobs or max(1, len(testable)),
+                bool((part.get('extras') or {}).get('shared_cpus')))
 
 
-def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
-    '''The batch script of one node: all acceptance checks in its allocation (loaded from
+def _reframe(p, node, out, reframe_args=(), files=None):
+    '''The ReFrame command that runs every acceptance check of ``node`` (loaded from
     ``files``, those that define them, else the whole of checks/).'''
-    opts = [f'--job-name=mdxbench-accept-{node}', f'--nodelist={node}', '--nodes=1',
-            '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
-            *p.access]
     # --exec-policy=serial: the checks of one node measure one after another -- HPL beside
     # netperf or fio on the same node would measure the overlap, not the node. (The
     # partition's max_jobs of 1 inside an allocation already keeps their jobs apart under
@@ -85,12 +91,89 @@ def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
            '-t', 'acceptance', '-r', '--system',
            f'{p.system}:{p.partition}', '--prefix', f'{out}/rfm/{node}', '--nocolor',
            '--exec-policy=serial', '--report-file', report_path(out, node), *reframe_args]
+    return ' '.join(shlex.quote(c) for c in cmd)
+
+
+def _exports(out):
+    return ['export MDXBENCH_INSIDE_ALLOCATION=1',
+            f'export MDXBENCH_PERFLOG_DIR={shlex.quote(str(out))}/perflogs',
+            f'export RFM_CONFIG_FILES='
+            f'{shlex.quote(str(REPO_ROOT / "site-configs" / "settings.py"))}']
+
+
+def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
+    '''The batch script of one node: all acceptance checks in its allocation.'''
+    opts = [f'--job-name=mdxbench-accept-{node}', f'--nodelist={node}', '--nodes=1',
+            '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
+            *p.access]
     return '\n'.join(['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
         '# mdxbench accept: every acceptance check of this node, in this one job',
-        'export MDXBENCH_INSIDE_ALLOCATION=1',
-        f'export MDXBENCH_PERFLOG_DIR={shlex.quote(str(out))}/perflogs',
-        f'export RFM_CONFIG_FILES={shlex.quote(str(REPO_ROOT / "site-configs" / "settings.py"))}',
-        ' '.join(shlex.quote(c) for c in cmd), ''])
+        *_exports(out), _reframe(p, node, out, reframe_args, files), ''])
+
+
+def round_script(p, nodes, out, reframe_args=(), time_limit='30:00', files=None, name='round'):
+    '''The batch script of one paired round: every acceptance check of each of ``nodes``
+    in one allocation, a job step per node (ReFrame on that node; the steps its launcher
+    starts confined to the node), all at once -- the readings of a pair then share the
+    moment -- or, where the nodes share one machine's cores (``p.shared_cpus``), one
+    after another in the order given (the time limit then covers them all).'''
+    nodes = list(nodes)
+    limit = time_limit if not p.shared_cpus else scale_time(time_limit, len(nodes))
+    opts = [f'--job-name=mdxbench-accept-{name}', f'--nodelist={",".join(nodes)}',
+            f'--nodes={len(nodes)}', '--exclusive', f'--time={limit}',
+            f'--output={out}/jobs/{name}.out', *p.access]
+    lines = ['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
+        f'# mdxbench accept: the acceptance checks of {len(nodes)} nodes in this one job, '
+        + ('one node after another (their cores are shared)' if p.shared_cpus
+           else 'all nodes at once'),
+        *_exports(out),
+        '# ReFrame runs in a step of its own on each node (--overlap: the steps its launcher',
+        '# starts there get all the node\'s CPUs); MDXBENCH_STEP_NODE sends those steps to',
+        '# the node with the check\'s task count (the checks\' stay_on_the_step_node), and the',
+        '# job\'s node list, narrowed to the node, is what its records and NodeConformance see',
+        'on_node() {',
+        '    local node=$1; shift',
+        f'    srun --nodes=1 --ntasks=1 --nodelist="$node" --overlap '
+        f'--output={shlex.quote(str(out))}/jobs/"$node".out \\',
+        '        env -u SLURM_NTASKS -u SLURM_NPROCS -u SLURM_NTASKS_PER_NODE '
+        '-u SLURM_TASKS_PER_NODE \\',
+        '        MDXBENCH_STEP_NODE="$node" SLURM_JOB_NODELIST="$node" SLURM_NODELIST="$node" '
+        'SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 "$@"',
+        '}',
+        'status=0']
+    for node in nodes:
+        cmd = f'on_node {node} {_reframe(p, node, out, reframe_args, files)}'
+        lines.append(cmd + (' || status=$?' if p.shared_cpus else ' &'))
+    if not p.shared_cpus:
+        lines.append('for pid in $(jobs -p); do wait "$pid" || status=$?; done')
+    lines += ['exit $status', '']
+    return '\n'.join(lines)
+
+
+def scale_time(limit, k):
+    '''A Slurm time limit (``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM``,
+    ``D-HH:MM:SS``) ``k`` times as long, as ``D-HH:MM:SS``.'''
+    text = str(limit)
+    days, dash, rest = text.rpartition('-')
+    try:
+        if dash and not days:
+            raise ValueError
+        parts = [int(x) for x in rest.split(':')]
+        d = int(days) if days else 0
+    except ValueError:
+        raise ValueError(f'time limit {limit!r}: not a Slurm time (MM, MM:SS, HH:MM:SS, '
+                         f'D-HH[:MM[:SS]])') from None
+    if days:
+        h, m, sec = (parts + [0, 0])[:3]
+    else:
+        h, m, sec = {1: (0, parts[0], 0), 2: (0, *parts), 3: tuple(parts)}.get(
+            len(parts), (None, None, None))
+    if h is None or min(parts) < 0:
+        raise ValueError(f'time limit {limit!r}: not a Slurm time (MM, MM:SS, HH:MM:SS, '
+                         f'D-HH[:MM[:SS]])')
+    total = k * (((d * 24 + h) * 60 + m) * 60 + sec)
+    return (f'{total // 86400}-{total // 3600 % 24:02d}:{total // 60 % 60:02d}:'
+            f'{total % 60:02d}')
 
 
 def report_path(out, node):
@@ -177,6 +260,15 @@ def _queued(ids):
     return {ln.strip() for ln in res.stdout.splitlines() if ln.strip()}
 
 
+def _submit(script, text):
+    script.write_text(text)
+    res = subprocess.run(['sbatch', '--parsable', str(script)], capture_output=True,
+                         text=True, timeout=60)
+    if res.returncode != 0:
+        raise RuntimeError(f'sbatch {script} failed: {res.stderr.strip()}')
+    return res.stdout.strip().split(';')[0]
+
+
 def run(p, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print, files=None):
     '''Submit one job per testable node, at most ``p.max_jobs`` in the queue at once, and
     wait for all. Returns figures: jobs submitted, most in the queue, wall seconds.'''
@@ -188,13 +280,8 @@ def run(p, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print, files=
         inflight &= _queued(sorted(inflight))
         while pending and len(inflight) < p.max_jobs:
             node = pending.pop(0)
-            script = out / 'jobs' / f'{node}.sh'
-            script.write_text(job_script(p, node, out, reframe_args, time_limit, files))
-            res = subprocess.run(['sbatch', '--parsable', str(script)], capture_output=True,
-                                 text=True, timeout=60)
-            if res.returncode != 0:
-                raise RuntimeError(f'sbatch {script} failed: {res.stderr.strip()}')
-            jid = res.stdout.strip().split(';')[0]
+            jid = _submit(out / 'jobs' / f'{node}.sh',
+                          job_script(p, node, out, reframe_args, time_limit, files))
             jobs[node] = jid
             inflight.add(jid)
             log(f'mdxbench accept: {node}: job {jid}')
@@ -203,6 +290,22 @@ def run(p, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print, files=
             time.sleep(poll)
     return {'jobs': len(jobs), 'max_in_queue': most, 'seconds': time.monotonic() - t0,
             'job_ids': jobs}
+
+
+def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print,
+              files=None, name='round'):
+    '''Submit the one job of a paired round (:func:`round_script`) and wait for it; the
+    figures of :func:`run`, every node's job id that job's.'''
+    out = pathlib.Path(out).resolve()
+    (out / 'jobs').mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    jid = _submit(out / 'jobs' / f'{name}.sh',
+                  round_script(p, nodes, out, reframe_args, time_limit, files, name))
+    log(f'mdxbench accept: {", ".join(nodes)}: job {jid}')
+    while _queued([jid]):
+        time.sleep(poll)
+    return {'jobs': 1, 'max_in_queue': 1, 'seconds': time.monotonic() - t0,
+            'job_ids': {n: jid for n in nodes}}
 
 
 def drain_commands(verdicts):

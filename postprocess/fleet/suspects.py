@@ -175,21 +175,6 @@ def next_lengths(cases, effect, seq, rounds_left, knobs, noise_of=None):
     return out
 
 
-def per_round(have, budget_left):
-    '''How many of the undecided suspects (``have``: each one's paired runs so far, the
-    worst first) the next round measures: as many as can each still reach
-    :data:`MIN_PAIRED` paired runs in the jobs left (a round costs one job per suspect and
-    one for the healthy node), at least one. Measuring every suspect once where no second
-    round is left decides none of them (nothing is decided on fewer than MIN_PAIRED).'''
-    k = 1
-    while k < len(have) and k + 2 <= budget_left:
-        rounds = max(max(MIN_PAIRED - h, 1) for h in have[:k + 1])
-        if (k + 2) * rounds > budget_left:
-            break
-        k += 1
-    return k
-
-
 def to_decide(check, sigma_pair, have, effect, alpha, beta):
     '''What would decide an undecided suspect, in words: the paired runs it needs at this
     noise, or runs of the check that many times as long (the noise of a run falls as one
@@ -212,12 +197,12 @@ def undecidable(history, effect, alpha, beta, budget, cap=MAX_LENGTH):
         return []
     better = {_key(c, v): b for c, v, b in history.select('check', 'perf_var', 'better')
               .unique().iter_rows()}
-    rounds = budget // 2                # one suspect and its healthy node a round
+    rounds = budget                     # a round, every suspect and their buddy, is one job
     capacity = rounds * cap
     z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - beta)
     out = []
     for key, nodes in sorted(_series(history, better).items()):
-        nz = noise({n: [o for _, o in s] for n, s in nodes.items()}, [])
+        nz = noise(_own_length(nodes), [])
         if nz is None or capacity < 1:
             continue
         sigma_pair = nz.sigma * math.sqrt(2)
@@ -283,16 +268,42 @@ def first_run(found):
     return first
 
 
+def length_factor(meta):
+    '''How many times its own length the record's run was (``meta.length.factor``; 1 where
+    the record says nothing).'''
+    try:
+        f = float(((json.loads(meta or '{}') or {}).get('length') or {}).get('factor') or 1)
+    except (ValueError, TypeError, AttributeError):
+        return 1.0
+    return f if f >= 1 else 1.0
+
+
 def _series(df, key_better):
-    '''{key: {node: [(time, oriented log), ...]}} of a records table.'''
+    '''{key: {node: [(time, oriented log, length factor), ...]}} of a records table.'''
     out = {}
     if df is None or df.is_empty():
         return out
-    for r in df.sort('time').iter_rows(named=True):
+    cols = ['time', 'check', 'perf_var', 'value', 'nodes'] + \
+        (['meta'] if 'meta' in df.columns else [])
+    for r in df.sort('time').select(cols).iter_rows(named=True):
         key = _key(r['check'], r['perf_var'])
         o = oriented_log(r['value'], key_better.get(key))
         if o is not None:
-            out.setdefault(key, {}).setdefault(r['nodes'], []).append((r['time'], o))
+            out.setdefault(key, {}).setdefault(r['nodes'], []).append(
+                (r['time'], o, length_factor(r.get('meta'))))
+    return out
+
+
+def _own_length(nodes):
+    '''{(node, factor): [ln value x sqrt(factor), ...]}: each node's runs of one length as
+    a series of their own -- a run made f times as long is no repetition of a run of the
+    check's own length (HPL at twice N runs faster: its level moves) -- scaled so that
+    their differences are those of runs of the check's own length (a run f times as long
+    varies 1/sqrt(f) as much).'''
+    out = {}
+    for node, s in nodes.items():
+        for _, o, f in sorted(s, key=lambda t: t[0]):
+            out.setdefault((node, f), []).append(o * math.sqrt(f))
     return out
 
 
@@ -302,7 +313,9 @@ def history_levels(history, key_better):
     fleet -- a loaded filesystem, a slower day -- moves no node against its own level).'''
     levels = {}
     for key, nodes in _series(history, key_better).items():
-        med = {n: float(np.median([o for _, o in s])) for n, s in nodes.items()}
+        # of runs of the check's own length: the suspects' longer runs have levels of theirs
+        med = {n: float(np.median(own)) for n, s in nodes.items()
+               if (own := [o for _, o, f in s if f == 1])}
         if len(med) >= 2:
             fleet = float(np.median(list(med.values())))
             levels[key] = {n: m - fleet for n, m in med.items()}
@@ -357,9 +370,7 @@ def noises(session, history, first, chosen=()):
     for key, fleet in first.items():
         if key is None:
             continue
-        runs = {n: [o for _, o in sorted(s, key=lambda t: t[0])]
-                for n, s in series.get(key, {}).items()}
-        nz = noise(runs, list(fleet.values()))
+        nz = noise(_own_length(series.get(key, {})), list(fleet.values()))
         if nz is not None:
             out[key] = nz
     return out
@@ -375,8 +386,8 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq, lengths=N
         if c['decision'] is not None and c['decision'].state != 'undecided':
             continue
         s = series.get(c['key'], {})
-        mine = [o for t, o in s.get(node, []) if t >= rounds[-1]]
-        theirs = [o for t, o in s.get(buddy, []) if t >= rounds[-1]]
+        mine = [o for t, o, _ in s.get(node, []) if t >= rounds[-1]]
+        theirs = [o for t, o, _ in s.get(buddy, []) if t >= rounds[-1]]
         if not mine or not theirs or c['key'] not in noise_of:
             continue            # a job that measured nothing: its failure says why
         baseline = 0.0

@@ -293,6 +293,18 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             self.prerun_cmds += [f'sh {SCRIPTS}/libinfo.sh {self.bench_path} > libinfo.txt']
 
     @run_before('run', always_last=True)
+    def stay_on_the_step_node(self):
+        '''In a paired round of ``mdxbench accept`` -- one job of several nodes, ReFrame in a
+        step of its own on each (``MDXBENCH_STEP_NODE``) -- the steps the launcher starts
+        go to that node, with the check's task count (as the check's own hooks set it:
+        last): what a job of its own would give. (srun has no input variable for the node list, and its default task count in a
+        job of several nodes is the job's, not the node's.)'''
+        node = settings.get('MDXBENCH_STEP_NODE')
+        if node and getattr(self.job.launcher, 'registered_name', '') == 'srun':
+            self.job.launcher.options += [f'--nodelist={node}'] + (
+                [f'--ntasks={self.num_tasks}'] if (self.num_tasks or 0) > 0 else [])
+
+    @run_before('run', always_last=True)
     def record_node_kernel(self):
         '''The compute node's kernel release (``uname -r`` in the job, not on the login
         node) goes to ``meta.node_kernel``: a kernel update is a change point's usual cause.'''

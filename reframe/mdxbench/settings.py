@@ -110,6 +110,8 @@ SETTINGS = (
     _S('MDXBENCH_INSIDE_ALLOCATION', 'unset', "set by `mdxbench accept`'s and the split's "
        'job scripts: the partition runs its checks locally inside the allocation',
        'jobs'),
+    _S('MDXBENCH_STEP_NODE', 'unset', "set by `mdxbench accept`'s paired rounds in each "
+       "node's job step: the steps a check's launcher starts go to that node", 'jobs'),
     _S('MDXBENCH_SPLIT', 'unset', 'set by the split\'s job scripts: the JSON mark '
        '(incident, build, round) its records carry', 'jobs'),
     _S('MDXBENCH_SUITE_COMMIT', '`unknown`', 'the suite commit the records name where git '

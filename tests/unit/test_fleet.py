@@ -89,3 +89,49 @@ def test_outcomes_name_checks_that_failed_before_measuring_and_jobs_without_repo
     assert got['n3'][0][0] == 'job'
     assert got['n3'][0][1].startswith('job 13 (TIMEOUT, exit 0:0) left no ReFrame report')
     assert f'{tmp_path}/jobs/n3.out' in got['n3'][0][1]
+
+
+def test_a_paired_round_is_one_job_a_step_per_node_one_after_another_on_shared_cores(
+        tmp_path):
+    """The suspects' paired round: one allocation of every node, a job step per node that
+    runs that node's checks (MDXBENCH_STEP_NODE: the steps ReFrame's srun launcher starts
+    go to that node; the job's node list, as the records see it, narrowed to it), each
+    node's own prefix and report. nscluster's nodes share this machine's cores
+    (extras.shared_cpus): one after another, in the order given, the time limit covering
+    them all; nodes with cores of their own run at once."""
+    import dataclasses
+
+    p = jobs.plan('nscluster', 'nodes', states={f'mdxnode{i}': 'idle' for i in (1, 2, 3)})
+    assert p.shared_cpus
+    nodes = ['mdxnode3', 'mdxnode1', 'mdxnode2']
+    text = jobs.round_script(p, nodes, tmp_path, ['-n', 'HpccHpl'], '30:00', name='round-1')
+    assert '#SBATCH --nodelist=mdxnode3,mdxnode1,mdxnode2' in text
+    assert '#SBATCH --nodes=3' in text and '#SBATCH --exclusive' in text
+    assert '#SBATCH --time=0-01:30:00' in text and '#SBATCH --partition=nodes' in text
+    assert f'#SBATCH --output={tmp_path}/jobs/round-1.out' in text
+    assert 'srun --nodes=1 --ntasks=1 --nodelist="$node" --overlap' in text
+    assert 'MDXBENCH_STEP_NODE="$node"' in text and 'SLURM_JOB_NODELIST="$node"' in text
+    assert '-u SLURM_NTASKS' in text
+    runs = [ln for ln in text.splitlines() if ln.startswith('on_node ')]
+    assert [ln.split()[1] for ln in runs] == nodes
+    for node, ln in zip(nodes, runs):
+        assert f'--prefix {tmp_path}/rfm/{node} ' in ln
+        assert f'--report-file {tmp_path}/rfm/{node}/report.json' in ln
+        assert ln.endswith('-n HpccHpl || status=$?')
+    at_once = jobs.round_script(dataclasses.replace(p, shared_cpus=False), nodes, tmp_path)
+    assert '#SBATCH --time=30:00' in at_once
+    assert all(ln.endswith(' &') for ln in at_once.splitlines() if ln.startswith('on_node '))
+    assert 'wait "$pid"' in at_once
+
+
+@pytest.mark.parametrize('limit, k, expect', [
+    ('30', 2, '0-01:00:00'), ('30:00', 3, '0-01:30:00'), ('1:00:00', 2, '0-02:00:00'),
+    ('1-12', 2, '3-00:00:00'), ('0-00:10:30', 4, '0-00:42:00')])
+def test_a_time_limit_scales_in_slurms_formats(limit, k, expect):
+    assert jobs.scale_time(limit, k) == expect
+
+
+@pytest.mark.parametrize('bad', ['half an hour', '1:2:3:4', '-5'])
+def test_a_time_limit_that_is_no_slurm_time_is_refused(bad):
+    with pytest.raises(ValueError, match='not a Slurm time'):
+        jobs.scale_time(bad, 2)
