@@ -116,8 +116,9 @@ def main(healthy=3, faults=FAULTS, slow='mdxnode3', reframe_args=None, min_effec
                 _cluster('restore', slow)
             rows.append(_row(f'{slow}: {kind} {value}', data, slow, n, TOUCHES[kind]))
 
-    print(f'node acceptance of {n} nodes of nscluster:nodes, one job per node per pass, '
-          f'--min-effect {min_effect}; ReFrame options: {" ".join(reframe_args)}')
+    print(f'node acceptance of {n} nodes of nscluster:nodes, one job per node and one per '
+          f'paired round of the suspects, --min-effect {min_effect}; ReFrame options: '
+          f'{" ".join(reframe_args)}')
     print(f'{"run":<24} {"deficit":>8} {"baseline":>9} {"verdict":>9} {"false fails":>16} '
           f'{"undecided":>16} {"jobs":>5} {"extra":>6}  suspects: how each ended')
     for r in rows:
