@@ -393,7 +393,8 @@ def test_a_first_paired_round_is_made_longer_only_on_noise_from_repeated_runs():
     knobs = {'FioTarget': {'runtime': 1}}
     repeated = {case['key']: suspects.Noise(0.12, 'repeated runs', 16)}
     spread = {case['key']: suspects.Noise(0.12, 'fleet spread', 8)}
-    want = suspects.lengthening(0.12 * math.sqrt(2), [], 0.1, 0.01, 0.05, 4)
+    want = suspects.lengthening(suspects.planning_sigma(repeated[case['key']]) * math.sqrt(2),
+                                [], 0.1, 0.01, 0.05, 4)
     assert want > 1
     assert suspects.next_lengths([case], 0.1, seq, 4, knobs, repeated) == {'FioTarget': want}
     assert suspects.next_lengths([case], 0.1, seq, 4, knobs, spread) == {}
@@ -580,3 +581,29 @@ def test_a_budget_too_small_for_two_paired_runs_says_so(monkeypatch, tmp_path):
     assert v['verdict'] == 'undecided', v
     assert 'the bound of 1 extra jobs was reached (fewer than the 2 paired rounds, one job ' \
         'each, anything is decided on: --max-extra-jobs 2 or more)' in v['why'], v['why']
+
+
+@pytest.mark.parametrize('n', [3, 8, 24, 100])
+def test_runs_are_sized_for_the_noise_the_repetitions_could_hide(n):
+    """A noise estimated from ``n`` repeated-run differences (1.4826 x MAD / sqrt(2), as
+    suspects.noise does) is below the true noise often when ``n`` is small: the planning
+    noise, its upper confidence bound, covers the true noise at about PLAN_CONFIDENCE
+    (simulated here on normal runs, seeded: 91% at 3 differences, whose MAD is coarse; 95-96%
+    from 8 on), shrinks toward the estimate as ``n`` grows, and never falls below it."""
+    rng = np.random.default_rng(n)
+    true, covered, ratios = 0.1, 0, []
+    trials = 2000
+    for _ in range(trials):
+        runs = {'a': list(rng.normal(0, true, n + 1))}
+        nz = suspects.noise(runs, [])
+        up = suspects.planning_sigma(nz)
+        assert up >= nz.sigma
+        covered += up >= true
+        ratios.append(up / nz.sigma)
+    assert covered / trials >= suspects.PLAN_CONFIDENCE - (0.05 if n < 8 else 0.01), \
+        covered / trials
+    if n >= 100:
+        assert np.median(ratios) < 1.4
+    # one run's spread across nodes is taken as it is
+    spread = suspects.Noise(0.1, 'fleet spread', 8)
+    assert suspects.planning_sigma(spread) == 0.1
