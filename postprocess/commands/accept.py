@@ -30,7 +30,8 @@ def add_arguments(p):
     p.add_argument('--beta', type=float, default=0.05, help='suspects: the chance of passing '
                    'a node short by --min-effect (default 0.05)')
     p.add_argument('--max-extra-jobs', type=int, help='suspects: at most this many jobs to '
-                   'measure them again (default: half as many as the nodes to test)')
+                   'measure them again, a paired round (every undecided suspect and a '
+                   'healthy node) one job (default: half as many as the nodes to test)')
     p.add_argument('--no-suspects', action='store_true', help='pass nodes that are worse '
                    'than the median by --min-effect but no outliers, without measuring again')
     p.add_argument('--history', nargs='+', metavar='PATH', default=[],

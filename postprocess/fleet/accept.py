@@ -191,8 +191,8 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     history = _history(plan, seq)
     by_node = {v['node']: v for v in found}
     first = _suspects.first_run(found)
-    cases = _suspects.find(found, effect, history, plan.testable)
     noise = _suspects.noises(session_records(plan, out), history, first)
+    cases = _suspects.find(found, effect, history, plan.testable, noise, seq.alpha, seq.beta)
     if not cases:
         _suspects.explain(found, noise, effect)
         return noise

@@ -87,36 +87,51 @@ class Decision:
                 f'(alpha {alpha:g}, beta {beta:g})')
 
 
-def decide(x, sigma, effect, alpha, beta):
+def decide(x, sigma, effect, alpha, beta, tau=0.0):
     '''Wald's SPRT of H0 "no deficit" (mean 0) against H1 "short by ``effect``" (mean
     ln(1 - effect)) for normal observations ``x`` of known ``sigma`` -- one for all, or
     one per observation (paired runs made longer are less noisy): the deficit is then the
-    inverse-variance weighted mean, its interval from that mean's standard error.'''
+    inverse-variance weighted mean, its interval from that mean's standard error.
+
+    ``tau``: the standard deviation of an error all observations share -- the baseline a
+    history suspect's ratios are taken against, itself estimated from earlier runs -- which
+    more paired runs do not average away: the test is then on the weighted mean, whose
+    variance is ``1 / sum(1 / sigma**2) + tau**2`` (with ``tau`` 0 the same likelihood
+    ratio as the sum over the observations).'''
     x = np.asarray(x, dtype=float)
     sig = np.broadcast_to(np.asarray(sigma, dtype=float), x.shape)
     mu1 = math.log(1.0 - effect)
     upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
-    llr = float(np.sum(stats.norm.logpdf(x, mu1, sig) - stats.norm.logpdf(x, 0.0, sig)))
-    state = 'confirmed' if llr >= upper else 'excluded' if llr <= lower else 'undecided'
     n = len(x)
     if n:
         w = 1.0 / sig ** 2
         mean, se = float(np.sum(w * x) / np.sum(w)), float(1.0 / math.sqrt(np.sum(w)))
     else:
         mean, se = 0.0, float(np.max(np.asarray(sigma, dtype=float)))
+    if tau:
+        se = math.hypot(se, tau)
+        llr = float(stats.norm.logpdf(mean, mu1, se) - stats.norm.logpdf(mean, 0.0, se)) \
+            if n else 0.0
+    else:
+        llr = float(np.sum(stats.norm.logpdf(x, mu1, sig) - stats.norm.logpdf(x, 0.0, sig)))
+    state = 'confirmed' if llr >= upper else 'excluded' if llr <= lower else 'undecided'
     half = stats.norm.ppf(0.5 + CONFIDENCE / 2) * se
     # deficit = 1 - ratio; a lower mean log ratio is a larger deficit
     interval = (1 - math.exp(mean + half), 1 - math.exp(mean - half))
     return Decision(state, n, 1 - math.exp(mean), interval, llr, (lower, upper))
 
 
-def pairs_to_decide(sigma_pair, effect, alpha, beta):
+def pairs_to_decide(sigma_pair, effect, alpha, beta, tau=0.0):
     '''About how many paired runs Wald's test needs to tell "no deficit" from "short by
     ``effect``" at this noise (the fixed-sample size of the same error rates: normal pairs
-    of sd ``sigma_pair``, means 0 and ln(1 - effect)).'''
+    of sd ``sigma_pair``, means 0 and ln(1 - effect)); ``tau``: an error they share
+    (:func:`decide`), which leaves the pairs less of the variance the test affords.'''
     delta = abs(math.log(1.0 - effect))
     z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - beta)
-    return max(MIN_PAIRED, math.ceil((z * sigma_pair / delta) ** 2))
+    room = (delta / z) ** 2 - tau ** 2
+    if room <= 0:
+        return math.inf
+    return max(MIN_PAIRED, math.ceil(sigma_pair ** 2 / room))
 
 
 #: the longest the suspects' paired runs are made, in runs of the check's own length: the
@@ -124,7 +139,8 @@ def pairs_to_decide(sigma_pair, effect, alpha, beta):
 MAX_LENGTH = 8
 
 
-def lengthening(sigma_pair, lengths, effect, alpha, beta, rounds_left, cap=MAX_LENGTH):
+def lengthening(sigma_pair, lengths, effect, alpha, beta, rounds_left, cap=MAX_LENGTH,
+                tau=0.0):
     '''The length of the next paired runs, in runs of the check's own length, for a check
     whose noise (``sigma_pair``, a pair of runs of its own length) cannot be decided in the
     rounds left: a run ``f`` times as long has ``1/f`` the variance, so the runs so far
@@ -134,7 +150,9 @@ def lengthening(sigma_pair, lengths, effect, alpha, beta, rounds_left, cap=MAX_L
     current = lengths[-1] if lengths else 1
     if rounds_left <= 0:
         return current
-    missing = pairs_to_decide(sigma_pair, effect, alpha, beta) - sum(lengths)
+    missing = pairs_to_decide(sigma_pair, effect, alpha, beta, tau) - sum(lengths)
+    if missing == math.inf:
+        return int(cap)
     if missing <= rounds_left * current:
         return current
     return int(min(cap, max(current, math.ceil(missing / rounds_left))))
@@ -194,16 +212,17 @@ def next_lengths(cases, effect, seq, rounds_left, knobs, noise_of=None):
             if nz is None or nz.source != 'repeated runs':
                 continue
             sigma, lengths = planning_sigma(nz) * math.sqrt(2), []
-        f = lengthening(sigma, lengths, effect, seq.alpha, seq.beta, rounds_left)
+        f = lengthening(sigma, lengths, effect, seq.alpha, seq.beta, rounds_left,
+                        tau=c.get('tau', 0.0))
         out[cls] = max(out.get(cls, 1), f)
     return out
 
 
-def to_decide(check, sigma_pair, have, effect, alpha, beta):
+def to_decide(check, sigma_pair, have, effect, alpha, beta, tau=0.0):
     '''What would decide an undecided suspect, in words: the paired runs it needs at this
     noise, or runs of the check that many times as long (the noise of a run falls as one
     over the square root of its length: fio's runtime, netperf's duration, HPL's work).'''
-    need = pairs_to_decide(sigma_pair, effect, alpha, beta)
+    need = pairs_to_decide(sigma_pair, effect, alpha, beta, tau)
     longer = math.ceil(need / max(have, MIN_PAIRED))
     return (f'to decide: about {need} paired runs at this noise ({sigma_pair:.1%} a pair, '
             f'{max(need - have, 0)} more than these: --max-extra-jobs), or {check} run about '
@@ -332,24 +351,46 @@ def _own_length(nodes):
 
 
 def history_levels(history, key_better):
-    '''{key: {node: the node's earlier level relative to the fleet}}: the median of its
-    earlier oriented logs minus the median of all nodes' medians (a shift of the whole
-    fleet -- a loaded filesystem, a slower day -- moves no node against its own level).'''
+    '''{key: {node: (the node's earlier level relative to the fleet, its earlier runs)}}:
+    the median of its earlier oriented logs minus the median of all nodes' medians (a
+    shift of the whole fleet -- a loaded filesystem, a slower day -- moves no node against
+    its own level), and how many runs that median is of.'''
     levels = {}
     for key, nodes in _series(history, key_better).items():
         # of runs of the check's own length: the suspects' longer runs have levels of theirs
-        med = {n: float(np.median(own)) for n, s in nodes.items()
-               if (own := [o for _, o, f in s if f == 1])}
+        own = {n: r for n, s in nodes.items() if (r := [o for _, o, f in s if f == 1])}
+        med = {n: float(np.median(r)) for n, r in own.items()}
         if len(med) >= 2:
             fleet = float(np.median(list(med.values())))
-            levels[key] = {n: m - fleet for n, m in med.items()}
+            levels[key] = {n: (m - fleet, len(own[n])) for n, m in med.items()}
     return levels
 
 
-def find(found, effect, history, testable):
+def level_error(sigma, runs, other_runs):
+    '''The standard deviation of the difference of two nodes' earlier levels, each a
+    median of ``runs`` and ``other_runs`` runs of one-run noise ``sigma`` (as the mean of
+    as many: a little less than the median's own for three runs and more).'''
+    return sigma * math.sqrt(1.0 / runs + 1.0 / other_runs)
+
+
+def level_decidable(tau, effect, alpha, beta):
+    '''Whether a deficit of ``effect`` against an earlier level known to ``tau`` can be
+    told from none at these error rates by any number of paired runs: the shared error
+    must leave the two hypotheses ``z(1-alpha) + z(1-beta)`` of it apart -- and at most
+    half that, so that the paired runs have three quarters of the variance the test
+    affords (at most a third more of them than with a level known exactly).'''
+    z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(1 - beta)
+    return 2 * tau * z <= abs(math.log(1.0 - effect))
+
+
+def find(found, effect, history, testable, noise_of=None, alpha=0.01, beta=0.05):
     '''{node: [case, ...]}: passed nodes worse than the nodes' median by at least
     ``effect`` on a figure (``why`` 'fleet'), or than their own earlier level relative to
-    the fleet (``why`` 'history').'''
+    the fleet (``why`` 'history') -- where that level is known well enough to decide on:
+    its error beside a node of the fleet's usual history (:func:`level_error`, at the
+    figure's noise of repeated runs in ``noise_of``) must let ``effect`` be told from none
+    (:func:`level_decidable`). A level of one or two noisy runs is no level: the node's
+    reading against it is as noisy as the reading itself, and no paired run settles it.'''
     first = first_run(found)
     better = first[None]
     levels = history_levels(history, better) if history is not None else {}
@@ -367,12 +408,18 @@ def find(found, effect, history, testable):
                     'nodes_median': m['nodes_median'], 'runs': [], 'buddy_runs': [], 'x': [],
                     'decision': None, 'baseline': 0.0}
             fleet_now = o - float(np.median(list(first[key].values())))
-            own = levels.get(key, {}).get(v['node'])
+            own, runs = levels.get(key, {}).get(v['node'], (None, 0))
+            nz = (noise_of or {}).get(key)
+            if own is not None and (nz is None or nz.source != 'repeated runs' or
+                                    not level_decidable(level_error(nz.sigma, runs, float(
+                                        np.median([k for _, k in levels[key].values()]))),
+                                        effect, alpha, beta)):
+                own = None
             if (m.get('deficit') or 0) >= effect:
                 case.update(why='fleet', deficit_first=m['deficit'])
             elif own is not None and 1 - math.exp(fleet_now - own) >= effect:
                 case.update(why='history', deficit_first=1 - math.exp(fleet_now - own),
-                            level=own, levels=levels[key])
+                            level=own, level_runs=runs, levels=levels[key])
             else:
                 continue
             cases.setdefault(v['node'], []).append(case)
@@ -414,11 +461,15 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq, lengths=N
         theirs = [o for t, o, _ in s.get(buddy, []) if t >= rounds[-1]]
         if not mine or not theirs or c['key'] not in noise_of:
             continue            # a job that measured nothing: its failure says why
-        baseline = 0.0
+        baseline, tau = 0.0, 0.0
         if c['why'] == 'history':
-            # against the pair's earlier ratio: the buddy's own level too, where known
-            baseline = c['level'] - c['levels'].get(buddy, 0.0)
-        c['baseline'] = baseline
+            # against the pair's earlier ratio: the buddy's own level too, where known (else
+            # the fleet's median, known about as well as a node's level); that baseline's
+            # error is shared by every paired run
+            theirs_level, theirs_runs = c['levels'].get(buddy, (0.0, c['level_runs']))
+            baseline = c['level'] - theirs_level
+            tau = level_error(noise_of[c['key']].sigma, c['level_runs'], theirs_runs)
+        c['baseline'], c['tau'] = baseline, tau
         c['runs'].append(_value(mine[-1], c['better']))
         c['buddy_runs'].append(_value(theirs[-1], c['better']))
         c['x'].append(mine[-1] - theirs[-1] - baseline)
@@ -435,7 +486,7 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq, lengths=N
             mean = float(np.sum(f * x) / np.sum(f))
             sigma = max(sigma, math.sqrt(float(np.sum(f * (x - mean) ** 2)) / (len(x) - 1)))
         c['sigma_pair'] = sigma
-        d = decide(x, sigma / np.sqrt(f), effect, seq.alpha, seq.beta)
+        d = decide(x, sigma / np.sqrt(f), effect, seq.alpha, seq.beta, tau)
         if len(c['x']) < MIN_PAIRED:
             d = dataclasses.replace(d, state='undecided')
         if c['noise'].source != 'repeated runs':
@@ -467,7 +518,9 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
     for c in cases:
         d = c['decision']
         origin = (f"{c['deficit_first']:.0%} below the nodes' median" if c['why'] == 'fleet'
-                  else f"{c['deficit_first']:.0%} below its own earlier level")
+                  else f"{c['deficit_first']:.0%} below its own earlier level, the median of "
+                       f"{c['level_runs']} run(s)" + (f", the pair's known to \u00b1{c['tau']:.1%}"
+                                                      if c.get('tau') else ''))
         text = (f"{c['key']}={c['first']:.4g} {c['unit']}: suspect ({origin}); "
                 + (f'paired with {buddy}: ' + d.describe(effect, seq.alpha, seq.beta)
                    + f"; {c['noise'].describe()}"
@@ -491,11 +544,12 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
             text += f'; {why_undecided}' if why_undecided else ''
             text += '; ' + to_decide(c['key'].split()[0], c['sigma_pair'] or
                                      c['noise'].sigma * math.sqrt(2), len(c['x']), effect,
-                                     seq.alpha, seq.beta)
+                                     seq.alpha, seq.beta, c.get('tau', 0.0))
         v['suspect'].append({
             'key': c['key'], 'why': c['why'], 'first': c['first'],
             'deficit_first': c['deficit_first'], 'buddy': buddy, 'runs': c['runs'],
             'buddy_runs': c['buddy_runs'], 'baseline': c['baseline'],
+            'baseline_error': c.get('tau', 0.0),
             'state': d.state if d else 'undecided',
             'deficit': d.deficit if d else None,
             'interval': list(d.interval) if d else None,
