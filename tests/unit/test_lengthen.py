@@ -30,7 +30,8 @@ def test_a_factor_that_is_no_length_is_refused():
 def test_the_acceptance_checks_with_a_noisy_figure_declare_a_knob_of_their_own():
     classes = catalog.check_classes()
     declared = {name: cls.lengthen for name, cls in classes.items() if cls.lengthen}
-    assert {'FioTarget', 'HpccHpl', 'NetperfToPeer', 'BabelStreamOmp'} <= set(declared)
+    assert {'FioTarget', 'HpccHpl', 'NetperfToPeer', 'BabelStreamOmp', 'StreamOmp'} <= \
+        set(declared)
     for name, knobs in declared.items():
         for var, power in knobs.items():
             # a ReFrame variable of the check, numeric, with a value to scale
@@ -54,3 +55,21 @@ def test_a_longer_run_is_in_the_job_script(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     [script] = (tmp_path / 'state').rglob('rfm_job.sh')
     assert '--runtime=8 ' in script.read_text() + ' ', script.read_text()
+
+
+def test_stream_made_longer_runs_its_binary_again(tmp_path):
+    '''STREAM's iterations are compiled in (the paper's 10): ReFrame's dry run of StreamOmp
+    on `local` with a factor of 3 runs the binary three times in the job (the parser takes
+    each kernel's best over them: tests/unit/test_stream.py).'''
+    env = dict(os.environ, RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'),
+               MDXBENCH_STATE_DIR=str(tmp_path / 'state'))
+    (tmp_path / 'state').mkdir()
+    res = subprocess.run(
+        [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', 'checks/memory/stream.py',
+         '--dry-run', '--system', 'local', '-S', 'bench_binary=env', '--nocolor',
+         '-n', 'StreamOmp%threads=one-thread', '-S', 'StreamOmp.length_factor=3'],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    [script] = (tmp_path / 'state').rglob('rfm_job.sh')
+    text = script.read_text()
+    assert "sh -c 'for i in $(seq 3); do " in text and "/env; done'" in text, text

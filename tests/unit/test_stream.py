@@ -36,3 +36,28 @@ def test_real_stream_outputs(upstream_output, name, threads, copy, scale, add, t
         stream.parse(text[:text.index('Triad:')])
     with pytest.raises(ParseError, match='Solution Validates'):
         stream.parse(text[:text.index('Solution Validates')])
+
+
+def test_runs_repeated_give_the_best_of_each_kernel_over_them(upstream_output):
+    """StreamOmp made longer (``repetitions``) runs the binary again: its real output of
+    three runs gives each kernel's best rate of the three (as STREAM takes the best of its
+    iterations), each from whichever run had it; every run must be whole and validate."""
+    text = upstream_output('stream-5.10-spack-omp2-x3.out')
+    r = stream.parse(text)
+    assert (r['version'], r['array_elements'], r['threads'], r['runs']) == \
+        ('5.10', 120000000, 2, 3)
+    # the best of the three runs, MB/s as printed: Copy and Add and Triad of the third,
+    # Scale of the second
+    assert [r[k] for k in stream.KERNELS_LOWER] == pytest.approx(
+        [40265.1 / 1e3, 36244.2 / 1e3, 33768.8 / 1e3, 33281.3 / 1e3])
+    # one run alone is that run's figures
+    second = text.index('STREAM version', text.index('STREAM version') + 1)
+    assert stream.parse(text[:second])['runs'] == 1
+    assert stream.parse(text[:second])['copy'] == pytest.approx(39.1397)
+    # a run cut short (the job's time limit) is an error naming it, not a smaller best
+    with pytest.raises(ParseError, match='STREAM run 3 of 3: .*Solution Validates'):
+        stream.parse(text[:text.rindex('Solution Validates')])
+    # runs of other arrays are not repetitions of one run
+    other = upstream_output('stream-5.10-omp2.out')
+    with pytest.raises(ParseError, match='run 2 of 2: array_elements 20000000'):
+        stream.parse(text[:second] + other)
