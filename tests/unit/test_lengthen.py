@@ -40,36 +40,34 @@ def test_the_acceptance_checks_with_a_noisy_figure_declare_a_knob_of_their_own()
             assert 0 < power <= 1, (name, var, power)
 
 
-def test_a_longer_run_is_in_the_job_script(tmp_path):
-    '''ReFrame's dry run of FioTarget on `local` with the fleet's short runtime and a
-    factor of 4: fio runs 8 s (no benchmark runs; the binary is pointed at `env`).'''
+def _dry_run(tmp_path, checks, *options):
+    '''The job script of ReFrame's dry run of ``checks`` on `local` with ``options`` (no
+    benchmark runs: the binary is pointed at `env`).'''
     env = dict(os.environ, RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'),
                MDXBENCH_STATE_DIR=str(tmp_path / 'state'))
     (tmp_path / 'state').mkdir()
     res = subprocess.run(
-        [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', 'checks/storage/fio.py',
-         '--dry-run', '--system', 'local', '-S', 'bench_binary=env', '--nocolor',
-         '-n', 'FioTarget%target=scratch%workload=seqwrite', '-S', 'FioTarget.runtime=2',
-         '-S', 'FioTarget.length_factor=4'],
+        [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', checks, '--dry-run',
+         '--system', 'local', '-S', 'bench_binary=env', '--nocolor', *options],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     [script] = (tmp_path / 'state').rglob('rfm_job.sh')
-    assert '--runtime=8 ' in script.read_text() + ' ', script.read_text()
+    return script.read_text()
+
+
+def test_a_longer_run_is_in_the_job_script(tmp_path):
+    '''ReFrame's dry run of FioTarget on `local` with the fleet's short runtime and a
+    factor of 4: fio runs 8 s.'''
+    text = _dry_run(tmp_path, 'checks/storage/fio.py', '-n',
+                    'FioTarget%target=scratch%workload=seqwrite', '-S', 'FioTarget.runtime=2',
+                    '-S', 'FioTarget.length_factor=4')
+    assert '--runtime=8 ' in text + ' ', text
 
 
 def test_stream_made_longer_runs_its_binary_again(tmp_path):
     '''STREAM's iterations are compiled in (the paper's 10): ReFrame's dry run of StreamOmp
     on `local` with a factor of 3 runs the binary three times in the job (the parser takes
     each kernel's best over them: tests/unit/test_stream.py).'''
-    env = dict(os.environ, RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'),
-               MDXBENCH_STATE_DIR=str(tmp_path / 'state'))
-    (tmp_path / 'state').mkdir()
-    res = subprocess.run(
-        [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', 'checks/memory/stream.py',
-         '--dry-run', '--system', 'local', '-S', 'bench_binary=env', '--nocolor',
-         '-n', 'StreamOmp%threads=one-thread', '-S', 'StreamOmp.length_factor=3'],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert res.returncode == 0, res.stdout + res.stderr
-    [script] = (tmp_path / 'state').rglob('rfm_job.sh')
-    text = script.read_text()
+    text = _dry_run(tmp_path, 'checks/memory/stream.py', '-n', 'StreamOmp%threads=one-thread',
+                    '-S', 'StreamOmp.length_factor=3')
     assert "sh -c 'for i in $(seq 3); do " in text and "/env; done'" in text, text

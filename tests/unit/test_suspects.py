@@ -445,9 +445,7 @@ def test_every_undecided_suspect_is_measured_in_each_round_and_a_round_is_one_jo
     slow_now = {'mdxnode2': 0.8, 'mdxnode5': 0.7, 'mdxnode7': 0.85}
     for n in nodes:
         add(n, slow_now.get(n, 1.0) * float(np.exp(rng.normal(0, 0.02))))
-    monkeypatch.setattr(accept, 'session_records',
-                        lambda plan, out: verdicts.acceptance_records(records.frame(rows)))
-    monkeypatch.setattr(suspects, 'now', lambda: clock[0] + dt.timedelta(seconds=1))
+    _session(monkeypatch, rows, clock)
     measured = []
 
     def measure(which, lengths=None):
@@ -549,6 +547,19 @@ def test_a_figure_too_noisy_for_the_budget_is_said_before_the_first_run(sigma, b
         assert f"--min-effect {u['min_effect']:.0%} or more" in line
 
 
+def _session(monkeypatch, rows, clock):
+    """accept.decide_suspects reads this run's records from ``rows`` (made up by the test)
+    and a round starts a second after the clock's last record."""
+    import datetime as dt
+
+    from mdxbench.post.fleet import accept, verdicts
+    from mdxbench.post.store import records
+
+    monkeypatch.setattr(accept, 'session_records',
+                        lambda plan, out: verdicts.acceptance_records(records.frame(rows)))
+    monkeypatch.setattr(suspects, 'now', lambda: clock[0] + dt.timedelta(seconds=1))
+
+
 def verdicts_records(df):
     from mdxbench.post.fleet import verdicts
 
@@ -576,9 +587,7 @@ def test_a_budget_too_small_for_two_paired_runs_says_so(monkeypatch, tmp_path):
 
     for n in nodes:
         add(n, 0.6 if n == 'mdxnode2' else 1.0 + 0.01 * nodes.index(n))   # 42% below
-    monkeypatch.setattr(accept, 'session_records',
-                        lambda plan, out: verdicts.acceptance_records(records.frame(rows)))
-    monkeypatch.setattr(suspects, 'now', lambda: clock[0] + dt.timedelta(seconds=1))
+    _session(monkeypatch, rows, clock)
     measured = []
 
     def measure(which, lengths=None):
