@@ -50,6 +50,11 @@ EXPLAINED = ['_sid'] + EXPLAIN + ['meta']
 READ = SERIES + EXPLAIN + ['tags', 'params']
 #: the columns routing reads: those but what only explains
 ROUTE = [c for c in READ if c not in ('jobid', 'nodes')]
+#: what a kept chunk carries besides them for the site (:mod:`mdxbench.post.site.kept`):
+#: each run's result, job, nodes and reference, so that the trend pages are written a
+#: chunk at a time from the scan's own copy
+SITE = {'result': pl.Utf8, 'jobid': pl.Utf8, 'nodes': pl.Utf8, 'ref': pl.Float64,
+        'lower': pl.Float64, 'upper': pl.Float64}
 
 
 def workers():
@@ -86,16 +91,16 @@ def _present(path, names):
 
 def _with_missing(df, names):
     '''A file written before a column existed reads it as null (as ``records.from_parquet``).'''
-    return df.with_columns(pl.lit(None, dtype=pl.Utf8).alias(n)
+    return df.with_columns(pl.lit(None, dtype=SITE.get(n, pl.Utf8)).alias(n)
                            for n in names if n not in df.collect_schema().names())
 
 
-def _records(table, where=None):
+def _records(table, where=None, names=READ):
     '''The records of an Arrow table of :data:`READ` columns as
     :func:`mdxbench.post.store.records.from_parquet` gives them (current names, no split
     runs), with a value, matching ``where`` (a Polars expression) when given; ``_at`` the
     place of each in ``table``, ``_sid`` its series number.'''
-    d = _with_missing(pl.from_arrow(table), READ).with_row_index('_at')
+    d = _with_missing(pl.from_arrow(table), names).with_row_index('_at')
     d = records.nightly(records.with_current_names(d)).filter(pl.col('value').is_not_null())
     if where is not None:
         d = d.filter(where)
@@ -144,17 +149,26 @@ def file_and_group(key):
     return int(key >> np.uint64(GROUP_BITS)), int(key & np.uint64(GROUP_MASK))
 
 
-def _narrow(paths, fi, group, where):
-    '''(series number, time, value, place) of one row group's records.'''
+def _narrow(paths, fi, group, where, site=False):
+    '''(series number, time, value, place) of one row group's records; with ``site``,
+    (those and the :data:`SITE` columns, each series' keys once).'''
     import pyarrow.parquet as pq
 
+    names = ROUTE + list(SITE) if site else ROUTE
     with pq.ParquetFile(paths[fi]) as f:
-        table = f.read_row_group(group, columns=_present(paths[fi], ROUTE))
-    return _records(table, where).select('_sid', 'time', 'value', locator(fi, group))
+        table = f.read_row_group(group, columns=_present(paths[fi], names))
+    d = _records(table, where, READ + list(SITE) if site else READ)
+    out = d.select('_sid', 'time', 'value', locator(fi, group),
+                   *([pl.col(c).cast(t) for c, t in SITE.items()] if site else []))
+    if not site:
+        return out
+    return out, d.unique('_sid', keep='first').select('_sid', *SERIES)
 
 
 #: a routed chunk's files: ``<chunk>/<tag>`` + this (Arrow IPC)
 SUFFIX = '.arrow'
+#: a kept chunk's series keys, per routed file: ``<chunk>/<tag>`` + this (Arrow IPC)
+KEYS = '.keys'
 #: a routed chunk's columns
 CHUNK_SCHEMA = {'_sid': pl.UInt64, 'time': pl.Datetime('us', 'UTC'), 'value': pl.Float64,
                 '_loc': pl.UInt64}
@@ -166,13 +180,19 @@ def route(task):
     ``'zstd'``).'''
     import pyarrow as pa
 
-    paths, groups, chunks, out, tag, where, compression = task
+    paths, groups, chunks, out, tag, where, compression, *site = task
+    site = bool(site and site[0])
     options = pa.ipc.IpcWriteOptions(compression=compression)
-    writers = {}
+    writers, keys = {}, {}
     try:
         for fi, group in groups:
-            d = _narrow(paths, fi, group, where).with_columns(
-                (pl.col('_sid') % chunks).alias('_chunk'))
+            d = _narrow(paths, fi, group, where, site)
+            if site:
+                d, k = d
+                for (c,), part in k.with_columns((pl.col('_sid') % chunks).alias('_chunk')) \
+                        .partition_by('_chunk', as_dict=True, include_key=False).items():
+                    keys.setdefault(c, []).append(part)
+            d = d.with_columns((pl.col('_sid') % chunks).alias('_chunk'))
             for (k,), part in d.partition_by('_chunk', as_dict=True,
                                              include_key=False).items():
                 table = part.to_arrow()
@@ -185,14 +205,28 @@ def route(task):
     finally:
         for w in writers.values():
             w.close()
+    for c, parts in keys.items():
+        pl.concat(parts).unique('_sid', keep='first').write_ipc(
+            pathlib.Path(out) / str(c) / f'{tag}{KEYS}', compression='zstd')
 
 
-def read_chunk(paths):
+def read_chunk(paths, columns=None):
     '''The records of a chunk's routed files ``paths`` as one table (in chunks: sorting
-    gathers them).'''
+    gathers them); ``columns``: those only.'''
     if not paths:
-        return pl.DataFrame(schema=CHUNK_SCHEMA)
-    return pl.concat([pl.read_ipc(p, memory_map=False) for p in paths], rechunk=False)
+        schema = dict(CHUNK_SCHEMA, **SITE)
+        return pl.DataFrame(schema={c: schema[c] for c in columns or CHUNK_SCHEMA})
+    return pl.concat([pl.read_ipc(p, columns=columns, memory_map=False) for p in paths],
+                     rechunk=False)
+
+
+def read_keys(part):
+    '''Each series' keys (``_sid`` and :data:`SERIES`) of the kept chunk ``part``.'''
+    paths = sorted(pathlib.Path(part).glob('*' + KEYS))
+    if not paths:
+        return pl.DataFrame(schema={'_sid': pl.UInt64, **{k: pl.Utf8 for k in SERIES}})
+    return pl.concat([pl.read_ipc(p, memory_map=False) for p in paths],
+                     how='vertical_relaxed').unique('_sid', keep='first')
 
 
 def segment_part(part, kw):

@@ -31,8 +31,9 @@ import polars as pl
 
 from mdxbench.post.analysis import changes, chunked, explain, incremental
 
-#: the kept copy's layout: a copy of another (1: Parquet chunk files) is routed again whole
-LAYOUT = 2
+#: the kept copy's layout: a copy of another (1: Parquet chunk files; 2: without the
+#: site's columns and series keys) is routed again whole
+LAYOUT = 3
 
 
 def _stamp(path):
@@ -48,7 +49,7 @@ def segment_kept(part, kw):
     ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
     change points updated from those of its state; the state rewritten. (found, series
     detected again, series, the series numbers whose earlier runs changed or that are
-    new).'''
+    new, the times of its earliest and latest runs or Nones).'''
     part = pathlib.Path(part)
     state_path = part / 'state.parquet'
     before = {}
@@ -57,7 +58,7 @@ def segment_kept(part, kw):
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
     d, sids, starts, ns = chunked.laid_out(
-        chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX))))
+        chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), list(chunked.CHUNK_SCHEMA)))
     values, locs = d['value'].to_numpy(), d['_loc'].to_numpy()
     k = len(starts)
     old = [before.get(int(sid)) for sid in sids[starts]]
@@ -92,7 +93,8 @@ def segment_kept(part, kw):
     pl.DataFrame(state, schema={'_sid': pl.UInt64, 'cps': pl.Utf8, 'n': pl.Int64,
                                 'head': pl.UInt64}).write_parquet(tmp)
     tmp.replace(state_path)
-    return found, int(again.sum()), k, [int(x) for x in sids[starts][~usable]]
+    span = (d['time'].min(), d['time'].max()) if d.height else (None, None)
+    return found, int(again.sum()), k, [int(x) for x in sids[starts][~usable]], span
 
 
 class ScanCopy:
@@ -113,6 +115,18 @@ class ScanCopy:
         tmp = self.root / 'manifest.json.tmp'
         tmp.write_text(json.dumps(self.manifest, indent=1, sort_keys=True))
         tmp.replace(self.root / 'manifest.json')
+
+    def parts(self):
+        '''The kept chunks' directories, in order.'''
+        return sorted((d for d in self.root.iterdir() if d.is_dir()), key=lambda d: int(d.name)) \
+            if self.root.is_dir() else []
+
+    def latest(self):
+        '''The time of the newest run the last :meth:`locate` found (a datetime), or None.'''
+        import datetime as dt
+
+        t = self.manifest.get('last', {}).get('latest')
+        return dt.datetime.fromisoformat(t) if t else None
 
     def _reset(self, chunks, kw):
         shutil.rmtree(self.root, ignore_errors=True)
@@ -135,7 +149,8 @@ class ScanCopy:
         changed = [p for p in current if files.get(p, {}).get('stamp') != current[p]]
         for p in list(files):
             if p not in current or p in changed:
-                for f in self.root.glob(f'*/{files[p]["id"]}-*{chunked.SUFFIX}'):
+                for f in [*self.root.glob(f'*/{files[p]["id"]}-*{chunked.SUFFIX}'),
+                          *self.root.glob(f'*/{files[p]["id"]}-*{chunked.KEYS}')]:
                     f.unlink()
                 if p not in current:
                     del files[p]
@@ -156,19 +171,24 @@ class ScanCopy:
             for fi, g in share:
                 by_file.setdefault(fi, []).append((fi, g))
             tasks.extend((numbers, part, self.manifest['chunks'], str(self.root),
-                          f'{_file_id(numbers[fi])}-{i}', None, 'zstd')
+                          f'{_file_id(numbers[fi])}-{i}', None, 'zstd', True)
                          for fi, part in by_file.items())
         list(run(chunked.route, tasks))
         for p in changed:
             files[p] = {'stamp': current[p], 'id': _file_id(p)}
         parts = sorted(d for d in self.root.iterdir() if d.is_dir())
-        found, again, nseries, self.fresh = [], 0, 0, set()
-        for got, redone, n, fresh in run(segment_kept, parts, [kw] * len(parts)):
+        found, again, nseries, self.fresh, spans = [], 0, 0, set(), []
+        for got, redone, n, fresh, span in run(segment_kept, parts, [kw] * len(parts)):
             found.extend(got)
             again += redone
             nseries += n
             self.fresh.update(fresh)
-        self.manifest['last'] = {'routed': len(changed), 'detected': again, 'series': nseries}
+            if span[0] is not None:
+                spans.append(span)
+        self.manifest['last'] = {
+            'routed': len(changed), 'detected': again, 'series': nseries,
+            'earliest': min(a for a, _ in spans).isoformat() if spans else None,
+            'latest': max(b for _, b in spans).isoformat() if spans else None}
         self._save()
         return found, numbers
 

@@ -155,29 +155,48 @@ def stale(entry, n):
     return entry is None or abs(entry['runs'] - n) >= max(5, 0.1 * n)
 
 
-def refresh(cache, df, budget=30.0, target=TARGET, trials=TRIALS):
-    '''The MDEs of every series of ``df``, from ``cache`` ({key: entry} of a previous
-    cycle) where still current, computed where missing (first) or stale, until ``budget``
-    seconds are spent: what is left keeps its older figure, or has none yet (``why``). A
-    list of entries, and how many were computed.'''
+def refresh(cache, history, budget=30.0, target=TARGET, trials=TRIALS):
+    '''The MDEs of every series of ``history`` (a records table, or a
+    :mod:`mdxbench.post.site.kept` history: each series' runs read from its chunk only where
+    its figure is computed), from ``cache`` ({key: entry} of a previous cycle) where still
+    current, computed where missing (first) or stale, until ``budget`` seconds are spent:
+    what is left keeps its older figure, or has none yet (``why``). A list of entries, and
+    how many were computed.'''
     import time
 
-    d, g = changes.series_index(df)
-    values = d['value'].to_numpy()
-    todo, out = [], {}
-    for key, start, n in zip(g.select(changes.SERIES).iter_rows(named=True), g['start'], g['n']):
+    import polars as pl
+
+    from mdxbench.post.analysis import kept
+
+    if isinstance(history, pl.DataFrame):
+        history = kept.history(history)
+    counts = history.counts().sort(changes.SERIES, nulls_last=True)
+    todo, out, runs = {}, {}, {}
+    for row in counts.iter_rows(named=True):
+        key = {k: row[k] for k in changes.SERIES}
         k, old = key_of(key), cache.get(key_of(key))
-        if old is not None and old.get('target') == target and not stale(old, n):
+        runs[k] = row['n']
+        if old is not None and old.get('target') == target and not stale(old, row['n']):
             out[k] = old
         else:
-            todo.append((old is not None, k, key, start, n, old))
-    todo.sort(key=lambda t: t[0])                   # never computed first
+            todo[tuple(key[f] for f in changes.SERIES)] = old
+            out[k] = None
     t0, done = time.monotonic(), 0
-    for _, k, key, start, n, old in todo:
-        if time.monotonic() - t0 > budget:
-            out[k] = old or dict(key, runs=int(n), mde=None, repetitions=None, target=target,
-                                 noise_cv=None, why='not computed yet (time budget)')
+    # never computed first, then the stale ones; each series' runs read with its chunk
+    for first in (True, False):
+        want = [k for k, old in todo.items() if (old is None) == first]
+        if not want or time.monotonic() - t0 > budget:
             continue
-        out[k] = dict(key, **mde(values[start:start + n], key['better'], target, trials))
-        done += 1
+        for key, values in history.each_series(want):
+            if time.monotonic() - t0 > budget:
+                break
+            d = dict(zip(changes.SERIES, key))
+            out[key_of(d)] = dict(d, **mde(values, d['better'], target, trials))
+            done += 1
+    for key, old in todo.items():
+        k = key_of(dict(zip(changes.SERIES, key)))
+        if out[k] is None:
+            out[k] = old or dict(zip(changes.SERIES, key), runs=int(runs[k]), mde=None,
+                                 repetitions=None, target=target, noise_cv=None,
+                                 why='not computed yet (time budget)')
     return list(out.values()), done

@@ -32,8 +32,8 @@ import sys
 
 from mdxbench.post import exits
 from mdxbench import REPO_ROOT
-from mdxbench.post.analysis import changes, incidents, scan, sensitivity
-from mdxbench.post.site import publish, report
+from mdxbench.post.analysis import changes, incidents, kept, scan, sensitivity
+from mdxbench.post.site import publish
 from mdxbench.post.store import esclient, events, records
 from mdxbench.post.store import history as store_history
 from mdxbench.post.store.incidents import IncidentFile, cycle_dir
@@ -111,28 +111,33 @@ def ingest(opts, log):
     return counts, not counts.pending
 
 
-def history(opts, es_ok, log):
-    '''(the system's records, where from, the copy's Parquet files of them): from
-    Elasticsearch when it took everything (through the local copy, whose files the scan
-    reads), else from the perflogs (said; no files).'''
-    files = None
+def history(opts, es_ok, root, log):
+    '''(the Parquet files of the system's records, where from): the local copy of
+    Elasticsearch when it took everything, else the perflogs copied into Parquet a file at
+    a time (said); every reader scans the files in bounded memory.'''
     if es_ok:
-        # the provenance only where the report draws from it: the scan reads the rest
-        # from the copy's files, by place
-        df, rep = store_history.read(opts.system, url=opts.es_url, out=io.StringIO(),
-                                     meta_for=report.META_CHECKS)
+        files, rep = store_history.files(opts.system, url=opts.es_url, out=io.StringIO())
         source = ('the local copy (Elasticsearch unreachable)' if rep.offline
                   else 'Elasticsearch')
-        files = rep.files
         log(f'mdxbench cycle: {rep.text}')
     else:
         errors = []
-        df = records.from_perflogs(opts.perflogs or [records.default_perflog_dir()], errors)
-        df = df.filter(df['system'] == opts.system)
+        files = store_history.perflog_copy(opts.perflogs or [records.default_perflog_dir()],
+                                           opts.system, root / 'perflogs', errors)
+        if errors:
+            log(f'mdxbench cycle: {len(errors)} unreadable perflog line(s) left out, the '
+                f'first: {errors[0]}')
         source = 'perflogs' + (' (Elasticsearch did not take every record)'
                                if es_ok is False else '')
-    log(f'mdxbench cycle: {df.height} records of {opts.system} from {source}')
-    return df, source, files
+    return files, source
+
+
+def analyse(files, evs, root, full=False):
+    '''(change points, the history the site reads) of the Parquet files ``files``: the
+    scan kept in ``root/scan`` brought up to date (``full``: routed and detected again
+    whole), and the same kept copy read a chunk at a time by the site.'''
+    cps = scan.find(files, evs, keep=root / 'scan', full=full)
+    return cps, kept.Kept(root / 'scan')
 
 
 def fingerprint(opts, es_ok, evs):
@@ -241,19 +246,20 @@ def _cycle(opts, log):
                                                           last.get('change_points', 0))
             res.new = []
         else:
-            df, res.source, files = history(opts, es_ok, log)
-            res.records = df.height
-            # over the local copy's files the scan keeps its copy between cycles: it routes
-            # what is new and detects again only what the new runs could move
-            cps = scan.find(files, evs, keep=root / 'scan', full=opts.full) if files \
-                else scan.find(df, evs)
+            files, res.source = history(opts, es_ok, root, log)
+            # the scan keeps its copy between cycles: it routes what is new and detects
+            # again only what the new runs could move; every page is written from it
+            cps, hist = analyse(files, evs, root, opts.full)
+            res.records = hist.span()[0]
+            log(f'mdxbench cycle: {res.records} records of {opts.system} from {res.source}')
             res.change_points = len(cps)
             before = {k: v['state'] for k, v in store.incidents.items()}
             state = incidents.update(store.incidents, incidents.group(
                 cps, window=dt.timedelta(days=opts.window_days)), now)
             res.new = [i['id'] for i in incidents.to_notify(state)
                        if before.get(i['id']) != i['state']]
-            sens, res.mde_computed = sensitivity.refresh(store.sensitivity, df, opts.mde_budget)
+            sens, res.mde_computed = sensitivity.refresh(store.sensitivity, hist,
+                                                         opts.mde_budget)
             store.sensitivity = {sensitivity.key_of(e): e for e in sens}
         res.notified, res.failed = tell(state, opts, now, log)
         res.incidents = state
@@ -270,11 +276,11 @@ def _cycle(opts, log):
         store.save()
         if not store.last_cycle['site_written']:
             if res.unchanged:       # an incident told now: its state changed on the pages
-                df, _, files = history(opts, es_ok, log)
+                files, _ = history(opts, es_ok, root, log)
                 # through the kept scan: nothing is new, so nothing is detected again
-                cps = scan.find(files, evs, keep=root / 'scan') if files else None
+                cps, hist = analyse(files, evs, root)
             # the change points found above drawn on the trend page, not found again
-            publish.write(site, opts.system, state, store.last_cycle, df, evs,
+            publish.write(site, opts.system, state, store.last_cycle, hist, evs,
                           list(store.sensitivity.values()), change_points=cps)
             store.last_cycle['site_written'] = True
             store.save()

@@ -24,6 +24,7 @@ import polars as pl
 from mdxbench.post import exits
 from mdxbench.post.analysis import changes, explain
 from mdxbench.post.analysis.incidents import open_regressions
+from mdxbench.post.analysis import kept
 from mdxbench.post.site import feed, report, text, trends
 from mdxbench.post.store import events as events_store
 
@@ -245,12 +246,20 @@ def _key(inc, s):
     return (inc['system'], *(s[f] for f in SERIES_OF_INCIDENT))
 
 
-def series_charts(df, inc, events):
+def series_charts(history, inc, events):
     '''The charts of the incident's series (at most MAX_CHARTS, worst first), each a div
     and the script that draws it (the trend pages' ``mdxbenchChart``), with every change
     point of the series, so that each segment is drawn at its own median (the recovery
-    after the regression too), the incident's own among them.'''
-    d, g = changes.series_index(df.filter(df['system'] == inc['system']))
+    after the regression too), the incident's own among them. ``history``: the records
+    table, or a :mod:`mdxbench.post.site.kept` history (its series read alone).'''
+    if isinstance(history, pl.DataFrame):
+        history = kept.history(history)
+    on = ('system', *SERIES_OF_INCIDENT)
+    df = history.series({(inc['system'], *(s[f] for f in SERIES_OF_INCIDENT))
+                         for s in inc['series'][:MAX_CHARTS]}, on=on)
+    if df is None:
+        return []
+    d, g = changes.series_index(df)
     where = {tuple(k[f] for f in SERIES_OF_INCIDENT): (k, s, n) for k, s, n in zip(
         g.select(changes.SERIES).iter_rows(named=True), g['start'], g['n'])}
     parts, cps_of = [], {}
@@ -279,23 +288,26 @@ def series_charts(df, inc, events):
             for i in order]
 
 
-def write(site, system, incidents, last_cycle, df, events=(), sensitivity=(),
+def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(),
           change_points=None):
     '''Write the whole site of ``system`` into ``site``; the paths of its pages.
-    ``change_points``: the cycle's on the same records (the trend page draws them instead
-    of finding them again).'''
+    ``history``: the records table, or a :mod:`mdxbench.post.site.kept` history (a cycle's
+    kept scan: every page written a chunk of series at a time). ``change_points``: the
+    cycle's on the same records (the trend page draws them instead of finding them
+    again).'''
     site = pathlib.Path(site)
     site.mkdir(parents=True, exist_ok=True)
     trends.write_plotly(site)
     evs = events_store.timed(events)
-    report.write(df, site / 'report', list(sensitivity), change_points)
+    hist = kept.history(history) if isinstance(history, pl.DataFrame) else history
+    report.write(hist, site / 'report', list(sensitivity), change_points)
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
-    ncharts = df.select(changes.SERIES).unique().height if df.height else 0
+    ncharts = hist.nseries()
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
                   index_body(system, incidents, last_cycle, ncharts, sensitivity), 'index')]
     head = '<script src="plotly.min.js"></script><script src="report/trends/trends.js"></script>'
     for inc in incidents.values():
-        charts = series_charts(df, inc, evs)
+        charts = series_charts(hist, inc, evs)
         pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,
                           incident_body(system, inc, charts, mdes), 'incident', head=head,
                           attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))

@@ -344,26 +344,45 @@ window.addEventListener('load', function () {{
 '''
 
 
-def write(df, outdir, sensitivity=None, change_points=None):
+#: the check classes the figures draw
+FIGURE_CHECKS = ('Iperf3Throughput', 'Ior', 'OsuLatency', 'OsuBandwidth', 'LikwidCacheSweep',
+                 'FftwMpi2d', 'PdsTpch')
+
+
+def checks(tables=None):
+    '''The check classes the report reads: its tables' measurements and stand-ins, and
+    the figures'.'''
+    out = set(FIGURE_CHECKS)
+    for t in tables or yaml.safe_load(TABLES.read_text()):
+        out.update(m['check'] for r in t['rows'] for m in measurements(r))
+    return sorted(out)
+
+
+def write(history, outdir, sensitivity=None, change_points=None):
     '''The report's pages in ``outdir``: the papers' tables, figures and the trend page
-    (``change_points``: a cycle's, for the trend page; None: found there).'''
+    (``change_points``: a cycle's, for the trend page; None: found there). ``history``:
+    the records table, or a :mod:`mdxbench.post.site.kept` history (the cycle's kept
+    scan, read a chunk of series at a time): the tables and figures read the records of
+    their own checks only.'''
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     from mdxbench.post.store import events as _events
-    from mdxbench.post.site import trends
+    from mdxbench.post.analysis import kept
+    from mdxbench.post.site import kept as kept_site
 
+    hist = kept.history(history) if isinstance(history, pl.DataFrame) else history
+    df = hist.records_of(checks())
     tables = build_tables(df)
     figs = figures(df, outdir)
-    ncharts, cps = trends.write(df, outdir / 'trends.html', _events.load(), sensitivity,
-                                change_points)
+    ncharts, cps = kept_site.write(hist, outdir / 'trends.html', _events.load(), sensitivity,
+                                   change_points)
     fig_html = '\n'.join(f'<figure><img src="{n}" alt="{html.escape(c)}" width="540">'
                          f'<figcaption>{html.escape(c)}</figcaption></figure>' for n, c in figs) \
         or '<p>No series to plot yet.</p>'
-    times = df['time'].drop_nulls()
-    page = PAGE.format(nimages=len(figs), nrecords=df.height, latest=LATEST, ncharts=ncharts,
-                       ncps=len(cps),
-                       first=times.min() if len(times) else '-',
-                       last=times.max() if len(times) else '-',
+    nrecords, first, last = hist.span()
+    page = PAGE.format(nimages=len(figs), nrecords=nrecords, latest=LATEST, ncharts=ncharts,
+                       ncps=len(cps), first=first if first is not None else '-',
+                       last=last if last is not None else '-',
                        tables=tables_html(tables), figures=fig_html)
     (outdir / 'index.html').write_text(page)
     (outdir / 'tables.json').write_text(json.dumps(tables, indent=1, default=str))

@@ -92,12 +92,13 @@ def _series_events(evs, key, first, last, bounded):
             and (not bounded or first <= e['_time'] <= last)]
 
 
-def _narrow(df, have):
-    '''The records' columns the pages read (those absent null), with ``_sid``.'''
+def _narrow(df, have, keyed=True):
+    '''The records' columns the pages read (those absent null), with ``_sid``; without
+    the series keys unless ``keyed``.'''
     return df.select([pl.col(c) if c in have else pl.lit(None, dtype=pl.Float64
                                                           if c in ('ref', 'lower', 'upper')
                                                           else pl.Utf8).alias(c)
-                      for c in COLUMNS] + ['_sid'])
+                      for c in COLUMNS if keyed or c not in changes.SERIES] + ['_sid'])
 
 
 def _known(n, h, t):
@@ -116,7 +117,8 @@ def bucket(ident):
     return ident[1:3]
 
 
-def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: True):
+def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: True,
+           keys=None):
     '''Each series of the records ``df`` as (keys, runs, id, the text of its file, what
     that text is known by, the JSON text of its runs since ``cut``), a share of the series
     at a time (the records of about ``BATCH_ROWS``, by a hash of their keys).
@@ -127,7 +129,8 @@ def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: T
     rest; it is built only
     where ``build(id, what it is known by)`` says so (None otherwise).
     ``cps_of(key tuple)``: a series' change points; ``evs``: the timed events
-    (``bounded``: only those between its first and last run).'''
+    (``bounded``: only those between its first and last run). ``keys``: each series' keys
+    by ``_sid`` where ``df`` has its runs without them (a kept chunk of the scan).'''
     have = df.collect_schema().names()
     if '_sid' not in have:
         df = df.with_columns(chunked.series_hash().alias('_sid'))
@@ -136,18 +139,20 @@ def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: T
         sel = pl.col('value').is_not_null()
         if shares > 1:
             sel = sel & (pl.col('_sid') % shares == share)
-        d = _narrow(df.filter(sel), have)
+        d = _narrow(df.filter(sel), have, keys is None)
         early = pl.col('time') < cut if cut is not None else pl.lit(True)
         # what a series is known by, without sorting its runs: the latest reference is
         # that of the last run in time, then value order (as changes.series_index lays
         # them out)
         g = d.group_by('_sid').agg(
-            *[pl.col(k).first() for k in changes.SERIES],
+            *[pl.col(k).first() for k in changes.SERIES if keys is None],
             pl.len().alias('n'), pl.col('time').min().alias('first'),
             pl.col('time').max().alias('last'),
             *[pl.col(c).sort_by(['time', 'value']).last() for c in ('ref', 'lower', 'upper')],
             early.sum().alias('_n0'), RUN_HASH.filter(early).sum().alias('_h'),
             pl.col('time').filter(early).max().alias('_t')).sort('_sid')
+        if keys is not None:
+            g = g.join(keys, on='_sid', how='left', maintain_order='left')
         rows = []
         for row in g.iter_rows(named=True):
             key = {k: row[k] for k in changes.SERIES}
@@ -322,53 +327,35 @@ def _month(t):
     return dt.datetime(t.year, t.month, 1, tzinfo=dt.timezone.utc)
 
 
-def write(df, path, events=(), sensitivity=None, change_points=None):
-    '''Write the trend page for the records of ``df`` to ``path`` and its series' files
-    beside it (``trends/``); returns the number of charts and the change points.
-
-    A series' file, ``trends/<bucket>/<id>.js``, holds its runs before the month of the
-    newest record and what is drawn besides them: it is built and written only when those
-    changed (known by the runs' number, the sums of their values and squares, the last
-    one's time and the text of the rest, kept in ``trends/.digests.json``). The runs of
-    that month are in ``trends/latest-<bucket>.js``, one file for a 256th of the series:
-    a nightly cycle writes 256 files and the series whose change points, events or
-    reference moved, not a file per series. Files of series no longer in the records are
-    removed. ``sensitivity``: the series' minimum detectable effects
-    (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index. ``change_points``:
-    those a cycle already found on the same records and events (:func:`changes.find`),
-    drawn as they are; None: found here.'''
-    from mdxbench.post.site import text
-
-    path = pathlib.Path(path)
-    folder = path.parent / 'trends'
-    write_plotly(folder)
-    write_script(folder)
-    evs = events_store.timed(events)
-    cps = scan.find(df, evs) if change_points is None else list(change_points)
-    by_series = {}
+def by_series(cps):
+    '''{series key tuple: its change points in run order}.'''
+    out = {}
     for c in cps:
-        by_series.setdefault(tuple(c[k] for k in changes.SERIES), []).append(c)
-    for v in by_series.values():
+        out.setdefault(tuple(c[k] for k in changes.SERIES), []).append(c)
+    for v in out.values():
         v.sort(key=lambda c: c['run'])
-    mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
+    return out
+
+
+def previous(folder):
+    '''(the digests of the series files as last written, the ids of those present).'''
     try:
-        before = json.loads((folder / DIGESTS).read_text())
+        before = json.loads((pathlib.Path(folder) / DIGESTS).read_text())
     except (OSError, ValueError):
         before = {}
-    cut = df.select(pl.col('time').filter(pl.col('value').is_not_null()).max()).item()
-    cut = _month(cut) if cut is not None else None
+    return before, _series_files(folder)
 
-    present = _series_files(folder)
 
-    def build(ident, known):
-        # a series' file is built unless it is known unchanged and it is there
-        return before.get(ident) != known or ident not in present
+def pages(folder, items, cps_of, mdes, present):
+    '''Write the series files of :func:`charts`' ``items`` (those built) into ``folder``;
+    (the index rows, {id: digest}, {bucket: the latest runs' JSON parts}).
+    ``cps_of``: {key tuple: change points}; ``mdes``: {key tuple: sensitivity entry}.'''
+    from mdxbench.post.site import text
 
     index, digests, latest, made = [], {}, {}, set()
-    for key, n, ident, chart_text, known, recent in charts(
-            df, lambda k: by_series.get(k, []), evs, cut=cut, build=build):
+    for key, n, ident, chart_text, known, recent in items:
         k = tuple(key[f] for f in changes.SERIES)
-        scps = by_series.get(k, [])
+        scps = cps_of.get(k, [])
         last = scps[-1] if scps else None
         index.append({'id': ident, 'target': f"{key['system']}:{key['partition']}",
                       'check': key['check'], 'perf_var': key['perf_var'], 'runs': n,
@@ -376,8 +363,9 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
                       'effect': f"{last['effect']:+.1%}" if last else None,
                       'since': f"{last['time'][:10]} (run {last['run']})" if last else None,
                       'mde': text.mde(mdes[k]) if k in mdes else 'not computed',
-                      '_order': (not scps, key['system'], key['partition'], key['check'],
-                                 key['perf_var'])})
+                      '_order': (not scps, *(str(key[f]) for f in (
+                          'system', 'partition', 'check', 'perf_var', 'environ', 'unit',
+                          'better')), ident)})
         digests[ident] = known
         if chart_text is not None:
             file = series_file(folder, ident)
@@ -393,19 +381,71 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
                     f.write(chart_text)
         if recent is not None:
             latest.setdefault(bucket(ident), []).append(f'{json.dumps(ident)}:{recent}')
+    return index, digests, latest
+
+
+def finish(path, index, digests, latest, present, ncps):
+    '''The rest of the trend page ``path`` once every series' file is written: files of
+    series gone removed, the latest runs' files, the digests, the index and the page;
+    the number of charts.'''
+    path = pathlib.Path(path)
+    folder = path.parent / 'trends'
     for ident in present:
         if ident not in digests:
             series_file(folder, ident).unlink()
     for b, parts in latest.items():
         _write_if_changed(folder / f'latest-{b}.js',
-                          f'mdxbenchLatest({json.dumps(b)}, {{{",".join(parts)}}});\n')
+                          f'mdxbenchLatest({json.dumps(b)}, {{{",".join(sorted(parts))}}});\n')
     for old in folder.glob('latest-*.js'):
         if old.stem.removeprefix('latest-') not in latest:
             old.unlink()
-    _replace(folder / DIGESTS, json.dumps(digests))
+    _replace(folder / DIGESTS, json.dumps(digests, sort_keys=True))
     index.sort(key=lambda r: r.pop('_order'))
     _write_if_changed(folder / 'index.js', 'mdxbenchIndex(' + json.dumps(index) + ');\n')
     _write_if_changed(path, PAGE.format(ncharts=len(index), nseries=len(index),
                                         nrecords=sum(r['runs'] for r in index),
-                                        ncps=len(cps), shown=SHOWN))
-    return len(index), cps
+                                        ncps=ncps, shown=SHOWN))
+    return len(index)
+
+
+def start(path):
+    '''The trend page's folder (``trends/`` beside ``path``), its scripts written.'''
+    folder = pathlib.Path(path).parent / 'trends'
+    write_plotly(folder)
+    write_script(folder)
+    return folder
+
+
+def write(df, path, events=(), sensitivity=None, change_points=None):
+    '''Write the trend page for the records of ``df`` to ``path`` and its series' files
+    beside it (``trends/``); returns the number of charts and the change points.
+
+    A series' file, ``trends/<bucket>/<id>.js``, holds its runs before the month of the
+    newest record and what is drawn besides them: it is built and written only when those
+    changed (known by the runs' number, the sums of their values and squares, the last
+    one's time and the text of the rest, kept in ``trends/.digests.json``). The runs of
+    that month are in ``trends/latest-<bucket>.js``, one file for a 256th of the series:
+    a nightly cycle writes 256 files and the series whose change points, events or
+    reference moved, not a file per series. Files of series no longer in the records are
+    removed. ``sensitivity``: the series' minimum detectable effects
+    (:mod:`mdxbench.post.analysis.sensitivity`), shown in the index. ``change_points``:
+    those a cycle already found on the same records and events (:func:`changes.find`),
+    drawn as they are; None: found here. A cycle writes the same pages from its kept
+    scan copy, a chunk of series at a time (:mod:`mdxbench.post.site.kept`).'''
+    folder = start(path)
+    evs = events_store.timed(events)
+    cps = scan.find(df, evs) if change_points is None else list(change_points)
+    cps_of = by_series(cps)
+    mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
+    before, present = previous(folder)
+    cut = df.select(pl.col('time').filter(pl.col('value').is_not_null()).max()).item()
+    cut = _month(cut) if cut is not None else None
+
+    def build(ident, known):
+        # a series' file is built unless it is known unchanged and it is there
+        return before.get(ident) != known or ident not in present
+
+    index, digests, latest = pages(folder, charts(df, lambda k: cps_of.get(k, []), evs,
+                                                  cut=cut, build=build),
+                                   cps_of, mdes, present)
+    return finish(path, index, digests, latest, present, len(cps)), cps

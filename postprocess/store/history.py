@@ -366,3 +366,44 @@ def read(system=None, url=None, out=sys.stderr, columns=None, meta_for=None):
         rep = copy.sync(client, system)
         df = copy.load(system, columns, meta_for)
     return records.nightly(records.with_current_names(df)), _told(copy, rep, system, out)
+
+
+def perflog_copy(paths, system, dest, errors=None):
+    '''The records of ``system`` in the perflogs under ``paths`` as Parquet files in
+    ``dest``, one per perflog file, each read alone and again only when the file changed
+    (its size and modification time, kept in ``dest/manifest.json``); files of perflogs
+    gone are removed. The Parquet files, for the readers that scan files in bounded memory
+    (the history read from perflogs as from the copy of Elasticsearch). ``errors``:
+    unreadable lines, "file:line: reason" (every perflog read now).'''
+    import polars as pl
+
+    dest = pathlib.Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        kept = json.loads((dest / 'manifest.json').read_text())
+    except (OSError, ValueError):
+        kept = {}
+    if kept.get('system') != system:
+        kept = {'system': system, 'files': {}}
+    out, now = [], {}
+    for f in records.perflog_files(paths):
+        st = f.stat()
+        stamp = [st.st_size, st.st_mtime_ns]
+        name = hashlib.sha256(str(f).encode()).hexdigest()[:16] + '.parquet'
+        now[str(f)] = {'stamp': stamp, 'name': name}
+        target = dest / name
+        old = kept['files'].get(str(f))
+        if old is None or old['stamp'] != stamp or not target.exists():
+            df = records.from_perflogs([f], errors)
+            df = df.filter(pl.col('system') == system)
+            tmp = target.with_name(name + '.tmp')
+            df.write_parquet(tmp, statistics=True)
+            tmp.replace(target)
+        out.append(str(target))
+    for f, old in kept['files'].items():
+        if f not in now:
+            (dest / old['name']).unlink(missing_ok=True)
+    tmp = dest / 'manifest.json.tmp'
+    tmp.write_text(json.dumps({'system': system, 'files': now}, indent=1))
+    tmp.replace(dest / 'manifest.json')
+    return out

@@ -1,0 +1,195 @@
+'''The history as the site and the sensitivity read it, a chunk of series at a time
+(issue 45): from the cycle's kept scan copy (:class:`Kept`;
+:class:`mdxbench.post.analysis.scancopy.ScanCopy` keeps each run's time, value, result,
+job, nodes and reference routed by series, each series' keys once), or from one records
+table (:class:`Table`: a test's, a report's of a small export). Both answer the same
+questions: how many series and runs, a few series' runs, the records of some checks (by
+their places in the history's Parquet files), each series' values for its sensitivity.
+Nothing here holds the kept history as one table: the memory is a chunk's.
+'''
+import pathlib
+
+import polars as pl
+
+from mdxbench.post.analysis import changes, chunked
+from mdxbench.post.analysis.scancopy import ScanCopy
+
+
+def chunk_of(keys, chunks):
+    '''The chunk of each series key tuple of ``keys`` (as the scan routes it), as a dict.'''
+    keys = list(keys)
+    if not keys:
+        return {}
+    sids = pl.DataFrame([dict(zip(changes.SERIES, k)) for k in keys],
+                        schema={k: pl.Utf8 for k in changes.SERIES}) \
+        .select(chunked.series_hash())[:, 0].to_list()
+    return {k: s % chunks for k, s in zip(keys, sids)}
+
+
+def counts(keep):
+    '''Each series of the kept copy: a table of its keys, ``_sid`` and ``n`` (its runs at
+    the last scan), read from the chunks' state and keys, not their runs.'''
+    out = []
+    for part in ScanCopy(keep).parts():
+        state = part / 'state.parquet'
+        if not state.exists():
+            continue
+        n = pl.read_parquet(state, columns=['_sid', 'n'])
+        out.append(n.join(chunked.read_keys(part), on='_sid', how='left'))
+    return pl.concat(out) if out else pl.DataFrame(
+        schema={'_sid': pl.UInt64, 'n': pl.Int64, **{k: pl.Utf8 for k in changes.SERIES}})
+
+
+def _select(keys, on):
+    return pl.DataFrame([dict(zip(on, k)) for k in keys], schema={k: pl.Utf8 for k in on})
+
+
+def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None):
+    '''The runs of the series ``keys`` (tuples of their keys ``on``, all of
+    ``changes.SERIES`` by default) as the kept copy holds them, with their keys: read from
+    their chunks only (every chunk where ``on`` is not every key), one at a time.'''
+    copy = ScanCopy(keep)
+    on = list(on or changes.SERIES)
+    if on == changes.SERIES:
+        want = {}
+        for k, c in chunk_of(set(keys), copy.manifest.get('chunks') or 1).items():
+            want.setdefault(c, []).append(k)
+    else:
+        want = {int(p.name): list(keys) for p in copy.parts()}
+    out = []
+    for c, ks in sorted(want.items()):
+        part = copy.root / str(c)
+        if not part.is_dir() or not ks:
+            continue
+        kt = chunked.read_keys(part).join(_select(ks, on), on=on, how='semi',
+                                          nulls_equal=True)
+        if not kt.height:
+            continue
+        d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', *columns])
+        out.append(d.filter(pl.col('_sid').is_in(kt['_sid'].to_list()))
+                   .join(kt, on='_sid', how='left'))
+    if not out:
+        return None
+    return pl.concat(out, how='vertical_relaxed').drop('_sid')
+
+
+def _check_class(col='check'):
+    return pl.col(col).str.split(' ').list.first()
+
+
+class Table:
+    '''The history as one records table (a test's, a history read from perflogs into
+    memory): what :class:`Kept` reads a chunk at a time, from the table.'''
+
+    def __init__(self, df):
+        self.df = df.filter(pl.col('value').is_not_null())
+
+    def nseries(self):
+        return self.df.select(changes.SERIES).unique().height if self.df.height else 0
+
+    def span(self):
+        '''(records with a value, the first run's time, the last's).'''
+        t = self.df['time']
+        return self.df.height, (t.min() if len(t) else None), (t.max() if len(t) else None)
+
+    def records_of(self, checks):
+        '''The records of the check classes ``checks``, every column.'''
+        return self.df.filter(_check_class().is_in(list(checks)))
+
+    def series(self, keys, on=None):
+        '''The runs of the series ``keys`` (tuples of their keys ``on``, all of
+        ``changes.SERIES`` by default), with their keys.'''
+        on = list(on or changes.SERIES)
+        return self.df.join(_select(keys, on), on=on, how='semi', nulls_equal=True)
+
+    def counts(self):
+        '''Each series' keys and runs (``n``).'''
+        return self.df.group_by(changes.SERIES).agg(pl.len().alias('n'))
+
+    def each_series(self, keys):
+        '''(key tuple, its values in run order) of the series ``keys``.'''
+        want = set(keys)
+        d, g = changes.series_index(self.series(list(want)) if want else self.df.clear())
+        values = d['value'].to_numpy()
+        for key, s, n in zip(g.select(changes.SERIES).iter_rows(), g['start'], g['n']):
+            yield key, values[s:s + n]
+
+
+
+class Kept:
+    '''The history as the cycle's scan keeps it (``keep``: its directory), read a chunk
+    of series at a time: no reader here holds the history as one table.'''
+
+    def __init__(self, keep):
+        self.keep = pathlib.Path(keep)
+        self.copy = ScanCopy(keep)
+
+    def nseries(self):
+        return self.counts().height
+
+    def span(self):
+        last = self.copy.manifest.get('last', {})
+        first = last.get('earliest')
+        import datetime as dt
+
+        return (int(self.counts()['n'].sum()),
+                dt.datetime.fromisoformat(first) if first else None, self.copy.latest())
+
+    def counts(self):
+        return counts(self.keep).drop('_sid')
+
+    def series(self, keys, on=None):
+        return series_records(self.keep, keys, on=on)
+
+    def each_series(self, keys):
+        chunks = self.copy.manifest.get('chunks') or 1
+        by = {}
+        for k, c in chunk_of(set(keys), chunks).items():
+            by.setdefault(c, []).append(k)
+        for c, ks in sorted(by.items()):
+            d = series_records(self.keep, ks, ('time', 'value'))
+            if d is None:
+                continue
+            d, g = changes.series_index(d)
+            values = d['value'].to_numpy()
+            for key, s, n in zip(g.select(changes.SERIES).iter_rows(), g['start'], g['n']):
+                yield key, values[s:s + n]
+
+    def records_of(self, checks):
+        '''The records of the check classes ``checks``, every column, read by their
+        places from the history's Parquet files (the few series a report draws).'''
+        import numpy as np
+        import pyarrow.parquet as pq
+
+        from mdxbench.post.store import records
+
+        numbers = self.copy.manifest.get('numbers') or []
+        locs = []
+        for part in self.copy.parts():
+            kt = chunked.read_keys(part).filter(_check_class().is_in(list(checks)))
+            if not kt.height:
+                continue
+            d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', '_loc'])
+            locs.append(d.filter(pl.col('_sid').is_in(kt['_sid'].to_list()))['_loc'].to_numpy())
+        locs = np.unique(np.concatenate(locs)) if locs else np.zeros(0, dtype=np.uint64)
+        out = []
+        for key, rows in chunked._by_group(locs):
+            fi, g = chunked.file_and_group(key)
+            path = numbers[fi]
+            with pq.ParquetFile(path) as f:
+                names = [c for c in records.COLUMNS if c in f.schema_arrow.names]
+                out.append(pl.from_arrow(f.read_row_group(g, columns=names).take(rows)))
+        schema = records.schema()
+        if not out:
+            return records.frame([])
+        df = pl.concat(out, how='diagonal_relaxed')
+        df = df.with_columns(pl.lit(None, dtype=schema[c]).alias(c)
+                             for c in records.COLUMNS if c not in df.columns)
+        return records.nightly(records.with_current_names(df)) \
+            .filter(pl.col('value').is_not_null())
+
+
+def history(source):
+    '''The history the site and the sensitivity read: a records table, or the directory
+    of a kept scan copy.'''
+    return Table(source) if isinstance(source, pl.DataFrame) else Kept(source)
