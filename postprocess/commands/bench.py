@@ -20,6 +20,13 @@ def add_arguments(p):
     p.add_argument('--runs', type=int, default=365, help='changes, store: runs per series')
     p.add_argument('--scales', default='1,3,10', help='cycle: multiples of --series measured '
                    '(default 1,3,10)')
+    p.add_argument('--decade', metavar='DIR',
+                   help='cycle: add the 100x row, a decade (10x the series, 10x the runs), '
+                   'its store generated once into DIR and kept with its scan and site; '
+                   'each run measures one more night on it')
+    p.add_argument('--mde-budget', type=float, default=0.0,
+                   help='cycle: seconds of minimum detectable effects computed in each '
+                   'measured cycle (default 0: the bookkeeping alone)')
     p.add_argument('--naive-series', type=int, default=200,
                    help='changes: series the one-at-a-time baseline is timed on')
     p.add_argument('--trials', type=int, default=None,
@@ -74,7 +81,8 @@ def run(args):
         from mdxbench.post.bench import cycle
 
         return cycle.main(series=args.series, runs=args.runs,
-                          scales=cycle.scales(args.scales))
+                          scales=cycle.scales(args.scales), decade=args.decade,
+                          mde_budget=args.mde_budget)
     if args.what == 'store':
         from mdxbench.post.bench import store
         from mdxbench.post.store import esclient

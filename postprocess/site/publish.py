@@ -26,7 +26,7 @@ from mdxbench.post.analysis import changes, explain
 from mdxbench.post.analysis.incidents import open_regressions
 from mdxbench.post.analysis import kept
 from mdxbench.post.site import feed, report, text, trends
-from mdxbench.post.store import events as events_store
+from mdxbench.post.store import events as events_store, records
 
 #: incident pages chart at most this many series (the worst first); the rest are listed
 MAX_CHARTS = 24
@@ -242,6 +242,21 @@ the new level; <em>both</em>: each costs part of it.</p>
 SERIES_OF_INCIDENT = ('partition', 'environ', 'check', 'perf_var', 'unit')
 
 
+def _incident_runs(history, incs):
+    '''The runs of the series the incident pages chart (a table), read at once: by their
+    whole keys where the incidents carry them (``better`` too: only their chunks).'''
+    series = [(inc['system'], s) for inc in incs for s in inc['series'][:MAX_CHARTS]]
+    if all('better' in s for _, s in series):
+        keys = {(system, *(s[f] for f in SERIES_OF_INCIDENT), s['better'])
+                for system, s in series}
+        on = None
+    else:
+        keys = {(system, *(s[f] for f in SERIES_OF_INCIDENT)) for system, s in series}
+        on = ('system', *SERIES_OF_INCIDENT)
+    got = history.series(keys, on=on) if keys else None
+    return got if got is not None else records.frame([])
+
+
 def _key(inc, s):
     return (inc['system'], *(s[f] for f in SERIES_OF_INCIDENT))
 
@@ -306,8 +321,11 @@ def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
                   index_body(system, incidents, last_cycle, ncharts, sensitivity), 'index')]
     head = '<script src="plotly.min.js"></script><script src="report/trends/trends.js"></script>'
+    # every incident's series read at once (a chunk of the kept history once), then each
+    # incident's charts drawn from those
+    shown = kept.history(_incident_runs(hist, incidents.values()))
     for inc in incidents.values():
-        charts = series_charts(hist, inc, evs)
+        charts = series_charts(shown, inc, evs)
         pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,
                           incident_body(system, inc, charts, mdes), 'incident', head=head,
                           attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))

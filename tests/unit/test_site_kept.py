@@ -4,7 +4,6 @@ sensitivity, the same files (index, incident pages, the papers' tables, every tr
 on the first cycle and on the next night's; the night rewrites a series' file only where
 its digest moved. Generated histories (``bench changes``' store) and the real perflogs of
 two main jobs (the report's checks, read back by their places in the Parquet files).'''
-import datetime as dt
 import filecmp
 import json
 import os
