@@ -24,7 +24,7 @@ def find(source, events=(), since=None, nproc=None, keep=None, full=False, **kw)
     in bounded memory by ``nproc`` processes; with ``keep``, from the scan kept there
     (``full``: routed and detected again whole). ``kw``: the detector's settings
     (:func:`mdxbench.post.analysis.changes.tuning`), and for files ``chunk_rows``,
-    ``context`` and ``where`` (a Polars expression selecting records; not with ``keep``).'''
+    ``context`` and ``where`` (a Polars expression selecting records).'''
     evs = events_store.timed(events)
     if isinstance(source, pl.DataFrame):
         if keep is not None:
@@ -33,9 +33,6 @@ def find(source, events=(), since=None, nproc=None, keep=None, full=False, **kw)
     elif keep is None:
         d, cps = chunked.scan(source, nproc, **kw)
     else:
-        if kw.get('where') is not None:
-            raise ValueError('changes: a kept scan copy scans whole files (no where=)')
-        kw.pop('where', None)
         return explain.ordered(scancopy.ScanCopy(keep).scan(source, nproc, full=full,
                                                             events=evs, **kw), since)
     context = kw.get('context', 3)

@@ -134,16 +134,19 @@ class ScanCopy:
                          'layout': LAYOUT}
 
     def locate(self, paths, pool=None, nproc=1, chunk_rows=chunked.CHUNK_ROWS, full=False,
-               **kw):
+               where=None, **kw):
         '''As :func:`mdxbench.post.analysis.chunked.locate` (``paths``: the history's
         files), from the kept chunks brought up to date; (found, the file list the places
         of ``found`` number).'''
         total = sum(r for _, _, r in chunked.row_groups(paths))
         chunks = self.manifest.get('chunks')
+        selects = None if where is None else str(where)
         if full or not chunks or self.manifest.get('detector') != kw \
                 or self.manifest.get('layout') != LAYOUT \
+                or self.manifest.get('where') != selects \
                 or total > 2 * chunks * chunk_rows:
             self._reset(max(1, -(-total // chunk_rows)), kw)
+            self.manifest['where'] = selects
         files = self.manifest['files']
         current = {str(p): _stamp(p) for p in paths}
         changed = [p for p in current if files.get(p, {}).get('stamp') != current[p]]
@@ -171,7 +174,7 @@ class ScanCopy:
             for fi, g in share:
                 by_file.setdefault(fi, []).append((fi, g))
             tasks.extend((numbers, part, self.manifest['chunks'], str(self.root),
-                          f'{_file_id(numbers[fi])}-{i}', None, 'zstd', True)
+                          f'{_file_id(numbers[fi])}-{i}', where, 'zstd', True)
                          for fi, part in by_file.items())
         list(run(chunked.route, tasks))
         for p in changed:
@@ -193,16 +196,18 @@ class ScanCopy:
         return found, numbers
 
     def scan(self, source, nproc=None, chunk_rows=chunked.CHUNK_ROWS, context=3, full=False,
-             events=(), **kw):
+             events=(), where=None, **kw):
         '''The explained change points of the Parquet files of ``source``, from this copy
         brought up to date (``full``: routed and detected again whole): only new or changed
         files are routed, only the series whose new runs could move their change points are
         detected again, and records are read only for change points not explained before
-        with the same ``events`` (the timed events; others change every explanation).'''
+        with the same ``events`` (the timed events; others change every explanation).
+        ``where``: a Polars expression selecting the records kept (another one: routed
+        again whole).'''
         paths = chunked.files(source)
         nproc = nproc or chunked.workers()
         with chunked.Pool(nproc) as pool:
-            found, paths = self.locate(paths, pool, nproc, chunk_rows, full, **kw)
+            found, paths = self.locate(paths, pool, nproc, chunk_rows, full, where, **kw)
             cache = self.explanations(events)
             cached = [f for f in found if (f[0], f[1]['index']) in cache]
             found = [f for f in found if (f[0], f[1]['index']) not in cache]

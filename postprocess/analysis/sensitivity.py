@@ -123,26 +123,34 @@ def mde(x, better=None, target=TARGET, trials=TRIALS, seed=0):
     return out
 
 
-def of_series(df, target=TARGET, trials=TRIALS, keys=None, budget=None):
-    '''The MDE of every series of the records table (or of the series ``keys``, tuples of
-    ``changes.SERIES``): a list of dicts, series keys included. ``budget``: seconds, after
-    which the remaining series are left out (listed with ``mde`` None, ``why`` budget).'''
+def of_series(history, target=TARGET, trials=TRIALS, keys=None, budget=None):
+    '''The MDE of every series of ``history`` (a records table, or a
+    :mod:`mdxbench.post.analysis.kept` history: its series read a chunk at a time), or of
+    the series ``keys`` (tuples of ``changes.SERIES``): a list of dicts, series keys
+    included, in the order of their keys. ``budget``: seconds, after which the remaining
+    series are left out (listed with ``mde`` None, ``why`` budget).'''
     import time
 
-    d, g = changes.series_index(df)
-    values = d['value'].to_numpy()
-    wanted = set(keys) if keys is not None else None
-    out, t0 = [], time.monotonic()
-    for key, start, n in zip(g.select(changes.SERIES).iter_rows(named=True), g['start'], g['n']):
-        k = tuple(key[f] for f in changes.SERIES)
-        if wanted is not None and k not in wanted:
-            continue
+    import polars as pl
+
+    from mdxbench.post.analysis import kept
+
+    if isinstance(history, pl.DataFrame):
+        history = kept.history(history)
+    want = [tuple(r) for r in history.counts().sort(changes.SERIES, nulls_last=True)
+            .select(changes.SERIES).iter_rows()]
+    if keys is not None:
+        wanted = set(keys)
+        want = [k for k in want if k in wanted]
+    out, t0 = {}, time.monotonic()
+    for key, values in history.each_series(want):
+        d = dict(zip(changes.SERIES, key))
         if budget is not None and time.monotonic() - t0 > budget:
-            out.append(dict(key, runs=int(n), mde=None, repetitions=None, target=target,
-                            noise_cv=None, why='time budget spent'))
-            continue
-        out.append(dict(key, **mde(values[start:start + n], key['better'], target, trials)))
-    return out
+            out[key] = dict(d, runs=int(len(values)), mde=None, repetitions=None,
+                            target=target, noise_cv=None, why='time budget spent')
+        else:
+            out[key] = dict(d, **mde(values, d['better'], target, trials))
+    return [out[k] for k in want if k in out]
 
 
 def key_of(entry):

@@ -38,28 +38,34 @@ def add_arguments(p):
 
 
 def run(args):
+    import sys
+    import tempfile
+
+    import polars as pl
+
+    from mdxbench.post.analysis import chunked, kept
+    from mdxbench.post.store import source as history_source
+
     tuning = changes.tuning(args.penalty, args.min_effect, args.max_pvalue)
-    if (args.parquet or args.from_es) and not args.mde:
-        # a Parquet export, or the local copy of Elasticsearch (one Parquet file per
-        # partition), is scanned in memory bounded by a chunk, not read as one table
-        import polars as pl
-
-        from mdxbench.post.analysis import chunked
-        from mdxbench.post.store import history
-
-        source = args.parquet or history.files(args.system, args.es_url)[0]
-        where = pl.col('system') == args.system if args.system else None
-        cps = scan.find(source, events.load(), since=options.since(args.since),
-                           where=where, **tuning)
-        df, mde = chunked.series_count(source, where), None
+    # whatever the source, its Parquet files (an export, the local copy of Elasticsearch,
+    # the perflogs copied a file at a time), scanned in memory bounded by a chunk
+    files, errors = history_source.files(args.paths, args.from_es, args.parquet,
+                                         args.es_url, args.system)
+    if errors:
+        print(text.lines(errors), file=sys.stderr)
+    where = pl.col('system') == args.system if args.system else None
+    evs, since = events.load(), options.since(args.since)
+    if args.mde:
+        # the scan kept for the run: each series' runs read from its chunk for its MDE
+        with tempfile.TemporaryDirectory(prefix='mdxbench-changes-') as keep:
+            cps = scan.find(files, evs, since=since, keep=keep, where=where, **tuning)
+            hist = kept.Kept(keep)
+            nseries, mde = hist.nseries(), sensitivity.of_series(hist, args.mde_target)
     else:
-        df = options.load(args)
-        if args.system:
-            df = df.filter(df['system'] == args.system)
-        cps = scan.find(df, events.load(), since=options.since(args.since), **tuning)
-        mde = sensitivity.of_series(df, args.mde_target) if args.mde else None
+        cps = scan.find(files, evs, since=since, where=where, **tuning)
+        nseries, mde = chunked.series_count(files, where), None
     if args.format == 'json':
-        out = changes.summary(df, cps)
+        out = changes.summary(nseries, cps)
         if mde is not None:
             out['sensitivity'] = mde
         print(json.dumps(out, indent=1, default=str))

@@ -11,10 +11,23 @@ def add_arguments(p):
 
 
 def run(args):
-    from mdxbench.post.site import report
+    import sys
+    import tempfile
 
-    df = options.load(args)
-    page, tables, figs = report.write(df, args.out)
+    from mdxbench.post.analysis import kept, scan
+    from mdxbench.post.site import report, text
+    from mdxbench.post.store import events, source as history_source
+
+    # whatever the source, its Parquet files, kept by series for the run: every page is
+    # written a chunk of series at a time, as a cycle's site
+    files, errors = history_source.files(args.paths, args.from_es, args.parquet, args.es_url)
+    if errors:
+        print(text.lines(errors), file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix='mdxbench-report-') as keep:
+        cps = scan.find(files, events.load(), keep=keep)
+        hist = kept.Kept(keep)
+        page, tables, figs = report.write(hist, args.out, None, cps)
+        n = hist.span()[0]
     print(f'mdxbench report: {page} ({len(tables)} tables, {len(figs)} figures, '
-          f'{df.height} records)')
+          f'{n} records)')
     return 0

@@ -369,7 +369,7 @@ def read(system=None, url=None, out=sys.stderr, columns=None, meta_for=None):
 
 
 def perflog_copy(paths, system, dest, errors=None):
-    '''The records of ``system`` in the perflogs under ``paths`` as Parquet files in
+    '''The records of ``system`` (None: of every system) in the perflogs under ``paths`` as Parquet files in
     ``dest``, one per perflog file, each read alone and again only when the file changed
     (its size and modification time, kept in ``dest/manifest.json``); files of perflogs
     gone are removed. The Parquet files, for the readers that scan files in bounded memory
@@ -383,7 +383,7 @@ def perflog_copy(paths, system, dest, errors=None):
         kept = json.loads((dest / 'manifest.json').read_text())
     except (OSError, ValueError):
         kept = {}
-    if kept.get('system') != system:
+    if kept.get('system') != system or 'files' not in kept:
         kept = {'system': system, 'files': {}}
     out, now = [], {}
     for f in records.perflog_files(paths):
@@ -395,7 +395,8 @@ def perflog_copy(paths, system, dest, errors=None):
         old = kept['files'].get(str(f))
         if old is None or old['stamp'] != stamp or not target.exists():
             df = records.from_perflogs([f], errors)
-            df = df.filter(pl.col('system') == system)
+            if system is not None:
+                df = df.filter(pl.col('system') == system)
             tmp = target.with_name(name + '.tmp')
             df.write_parquet(tmp, statistics=True)
             tmp.replace(target)

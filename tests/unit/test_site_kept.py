@@ -141,3 +141,17 @@ def test_the_history_from_perflogs_is_copied_a_file_at_a_time(tmp_path):
     assert os.stat(again[1]).st_mtime_ns == stamps[again[1]]
     assert os.stat(again[0]).st_mtime_ns != stamps[again[0]]
     assert len(errors) == 1 and '0.log' in errors[0], errors
+
+
+def test_a_kept_scan_keeps_the_records_its_selection_names(tmp_path):
+    files = [str(f) for f in _files(tmp_path)]
+    mdx2 = pl.col('system') == 'mdx2'
+    by_table = scan.find(_table(files).filter(mdx2))
+    got = scan.find(files, keep=tmp_path / 'keep', where=mdx2, chunk_rows=1500)
+    hist = kept.Kept(tmp_path / 'keep')
+    assert set(hist.counts()['system']) == {'mdx2'} and sorted(map(_key, got)) == \
+        sorted(map(_key, by_table))
+    # another selection is another copy: routed again whole
+    scan.find(files, keep=tmp_path / 'keep', chunk_rows=1500)
+    assert set(hist.counts()['system']) >= {'mdx2', 'laurel', 'aws-pcluster', 'local'}
+    assert hist.copy._load()['last']['routed'] == 2
