@@ -165,6 +165,40 @@ def _narrow(paths, fi, group, where, site=False):
     return out, d.unique('_sid', keep='first').select('_sid', *SERIES)
 
 
+#: a run's part of what its series' earlier runs are known by (the trend pages'): a 64-bit
+#: hash of its time and value, summed (wrapping) over the runs, so that the sum is the same
+#: in any order of the records and moves when any run's time or value does
+RUN_HASH = pl.struct(pl.col('time'), pl.col('value')).hash(seed=11)
+
+
+def month_of(t):
+    '''The first instant of the month of ``t`` (UTC).'''
+    import datetime as dt
+
+    return dt.datetime(t.year, t.month, 1, tzinfo=dt.timezone.utc)
+
+
+def latest_time(path):
+    '''The latest ``time`` in the Parquet file ``path`` by its row groups' statistics
+    (a datetime, UTC), or None where they have none.'''
+    import datetime as dt
+
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    if 'time' not in names:
+        return None
+    i, out = names.index('time'), None
+    for g in range(meta.num_row_groups):
+        st = meta.row_group(g).column(i).statistics
+        if st is None or not st.has_min_max or not isinstance(st.max, dt.datetime):
+            return None
+        t = st.max if st.max.tzinfo else st.max.replace(tzinfo=dt.timezone.utc)
+        out = t if out is None or t > out else out
+    return out
+
+
 #: a routed chunk's files: ``<chunk>/<tag>`` + this (Arrow IPC)
 SUFFIX = '.arrow'
 #: a kept chunk's series keys, per routed file: ``<chunk>/<tag>`` + this (Arrow IPC)

@@ -45,11 +45,31 @@ def _file_id(path):
     return hashlib.sha256(str(path).encode()).hexdigest()[:16]
 
 
-def segment_kept(part, kw):
+#: what the site knows each series of a chunk by, kept beside its state
+#: (``summary.parquet``; :mod:`mdxbench.post.site.kept`): its runs, first and last time, the
+#: latest reference, and of its runs before ``cut`` (the month the site's latest runs
+#: start) their number, the sum of their hashes and the last time
+SUMMARY = ['_sid', 'n', 'first', 'last', 'ref', 'lower', 'upper', '_n0', '_h', '_t', 'cut']
+
+
+def summarize(d, cut):
+    ''':data:`SUMMARY` of the chunk ``d`` laid out by series, time and value (the
+    columns ``_sid``, time, value, ref, lower, upper), ``cut`` a datetime.'''
+    e = pl.col('time') < cut
+    return d.group_by('_sid', maintain_order=True).agg(
+        pl.len().alias('n'), pl.col('time').first().alias('first'),
+        pl.col('time').last().alias('last'), *[pl.col(c).last() for c in ('ref', 'lower', 'upper')],
+        e.sum().alias('_n0'), chunked.RUN_HASH.filter(e).sum().alias('_h'),
+        pl.col('time').filter(e).max().alias('_t')).with_columns(
+        pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))
+
+
+def segment_kept(part, kw, cut=None):
     ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
-    change points updated from those of its state; the state rewritten. (found, series
-    detected again, series, the series numbers whose earlier runs changed or that are
-    new, the times of its earliest and latest runs or Nones).'''
+    change points updated from those of its state; the state rewritten, and with ``cut``
+    the site's :data:`SUMMARY` of its series. (found, series detected again, series, the
+    series numbers whose earlier runs changed or that are new, the times of its earliest
+    and latest runs or Nones).'''
     part = pathlib.Path(part)
     state_path = part / 'state.parquet'
     before = {}
@@ -57,8 +77,13 @@ def segment_kept(part, kw):
         st = pl.read_parquet(state_path)
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
-    d, sids, starts, ns = chunked.laid_out(
-        chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), list(chunked.CHUNK_SCHEMA)))
+    d, sids, starts, ns = chunked.laid_out(chunked.read_chunk(
+        sorted(part.glob('*' + chunked.SUFFIX)),
+        list(chunked.CHUNK_SCHEMA) + (['ref', 'lower', 'upper'] if cut is not None else [])))
+    if cut is not None:
+        tmp = part / 'summary.parquet.tmp'
+        summarize(d, cut).write_parquet(tmp)
+        tmp.replace(part / 'summary.parquet')
     values, locs = d['value'].to_numpy(), d['_loc'].to_numpy()
     k = len(starts)
     old = [before.get(int(sid)) for sid in sids[starts]]
@@ -180,8 +205,15 @@ class ScanCopy:
         for p in changed:
             files[p] = {'stamp': current[p], 'id': _file_id(p)}
         parts = sorted(d for d in self.root.iterdir() if d.is_dir())
+        # the site's summaries are made on the way, cut at the month of the newest record
+        # the files' statistics say (a cut found otherwise: the site reads the chunks)
+        stats = [chunked.latest_time(p) for p in current]
+        cut = None if not stats or None in stats else chunked.month_of(max(stats))
+        for p, t in zip(current, stats):
+            files[p]['latest'] = t.isoformat() if t else None
         found, again, nseries, self.fresh, spans = [], 0, 0, set(), []
-        for got, redone, n, fresh, span in run(segment_kept, parts, [kw] * len(parts)):
+        for got, redone, n, fresh, span in run(segment_kept, parts, [kw] * len(parts),
+                                               [cut] * len(parts)):
             found.extend(got)
             again += redone
             nseries += n
@@ -190,6 +222,7 @@ class ScanCopy:
                 spans.append(span)
         self.manifest['last'] = {
             'routed': len(changed), 'detected': again, 'series': nseries,
+            'cut': cut.isoformat() if cut else None,
             'earliest': min(a for a, _ in spans).isoformat() if spans else None,
             'latest': max(b for _, b in spans).isoformat() if spans else None}
         self._save()

@@ -42,14 +42,17 @@ def real_meta():
 
 
 def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, first_run=0,
-               start='2025-01-01T00:00:00'):
+               start='2025-01-01T00:00:00', monthly=False):
     '''The synthetic store: one Parquet file written ``chunk`` series at a time (one row
     group each, so its writer's memory does not grow with the series), built with NumPy (no
     per-record Python); every record carries ``meta`` (the real provenance of
     :func:`real_meta`, or none); runs ``first_run`` to ``runs - 1`` of each series (a later
     file of the same ``seed`` goes on the same series: the next night's runs), the first
     at ``start`` (UTC), one a day. The number of
-    series given a 10% step.'''
+    series given a 10% step. ``monthly``: ``path`` is a directory, one file per month
+    (``<yyyy-mm>.parquet``, as the local copy of Elasticsearch keeps a system's records),
+    a row group per month and ``chunk`` series; the same records as one file of the same
+    ``chunk``.'''
     import polars as pl
     import pyarrow.parquet as pq
 
@@ -80,13 +83,26 @@ def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, f
                 'jobid': pl.Series(sid.astype(np.int64) * runs + run).cast(pl.Utf8),
                 'nodes': nodes[sid % len(nodes)],
                 'tags': 'memory', 'params': '{}', 'meta': meta,
-            }).with_columns(pl.col('time').dt.replace_time_zone('UTC')).to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(str(path), df.schema)
-            writer.write_table(df)
+            }).with_columns(pl.col('time').dt.replace_time_zone('UTC'))
+            if not monthly:
+                df = df.to_arrow()
+                if writer is None:
+                    writer = pq.ParquetWriter(str(path), df.schema)
+                writer.write_table(df)
+                continue
+            writer = writer or {}
+            months = df.with_columns(pl.col('time').dt.strftime('%Y-%m').alias('_m'))
+            for (month,), part in months.partition_by('_m', as_dict=True,
+                                                      include_key=False).items():
+                table = part.to_arrow()
+                if month not in writer:
+                    pathlib.Path(path).mkdir(parents=True, exist_ok=True)
+                    writer[month] = pq.ParquetWriter(str(pathlib.Path(path) / f'{month}.parquet'),
+                                                     table.schema)
+                writer[month].write_table(table)
     finally:
-        if writer is not None:
-            writer.close()
+        for w in (writer.values() if isinstance(writer, dict) else [writer] if writer else []):
+            w.close()
     return int(stepped.sum())
 
 

@@ -128,8 +128,9 @@ print(json.dumps({{'read': t1 - t0, 'site': time.perf_counter() - t1, 'charts': 
     return child.run(code, 'bench child (table site)')
 
 
-def differing(a, b):
-    '''The files under the directories ``a`` and ``b`` that differ or are in one only.'''
+def differing(a, b, ignore=('.kept',)):
+    '''The files under the directories ``a`` and ``b`` that differ or are in one only,
+    but those named in ``ignore`` (the kept site's own bookkeeping).'''
     import filecmp
 
     out = []
@@ -138,7 +139,7 @@ def differing(a, b):
         out.extend(pre + f for f in d.diff_files + d.left_only + d.right_only + d.funny_files)
         for name, sub in d.subdirs.items():
             walk(sub, f'{pre}{name}/')
-    walk(filecmp.dircmp(a, b))
+    walk(filecmp.dircmp(a, b, ignore=filecmp.DEFAULT_IGNORES + list(ignore)))
     return out
 
 
@@ -178,6 +179,13 @@ def _browse(page):
 #: the generated year starts on the 10th: its next night is in the same month. On the
 #: first night of a month every series' file is written again (as the first publish)
 START = '2025-01-10T00:00:00'
+#: series generated at once: a store is one file per month (as the local copy of
+#: Elasticsearch), a row group per month and this many series (50,000 records a decade)
+CHUNK = 1700
+
+
+def _months(store):
+    return sorted(pathlib.Path(store).glob('*.parquet'))
 
 
 def _scale(work, series, runs, compare=False, kept=None, mde_budget=0.0):
@@ -189,28 +197,28 @@ def _scale(work, series, runs, compare=False, kept=None, mde_budget=0.0):
     cold cycle is measured once (its figures kept), each run adds one night.'''
     root = pathlib.Path(kept) if kept else work / f'scale-{series}'
     root.mkdir(parents=True, exist_ok=True)
-    store, keep, site = root / 'store.parquet', root / 'scan', root / 'site'
+    store, keep, site = root / 'store', root / 'scan', root / 'site'
     cps, state = root / 'cps.json', root / 'state.json'
     if kept and (root / 'cold.json').exists():
         cold = dict(json.loads((root / 'cold.json').read_text()), again=True)
     else:
         t0 = time.perf_counter()
         stepped = bench_changes.make_store(store, series, runs, meta=bench_changes.real_meta(),
-                                           start=START)
+                                           start=START, chunk=CHUNK, monthly=True)
         made = time.perf_counter() - t0
-        full = _child([store], 'files', keep, cps, state)    # from nothing: builds the copy
+        full = _child(_months(store), 'files', keep, cps, state)  # from nothing: the copy
         shutil.copy(cps, root / 'cps-cold.json')
         first = _site(keep, cps, state, site, mde_budget)
         cold = {'stepped': stepped, 'generated': made, 'full': full, 'site': first,
-                'bytes': store.stat().st_size, 'again': False}
+                'bytes': sum(f.stat().st_size for f in _months(store)), 'again': False}
         if kept:
             (root / 'cold.json').write_text(json.dumps(cold))
     nights = sorted(root.glob('next-*.parquet'), key=lambda p: int(p.stem.split('-')[1]))
     k = len(nights)
     nxt = root / f'next-{k}.parquet'
     bench_changes.make_store(nxt, series, runs + k + 1, meta=bench_changes.real_meta(),
-                             first_run=runs + k, start=START)
-    paths = [store, *nights, nxt]
+                             first_run=runs + k, start=START, chunk=CHUNK)
+    paths = [*_months(store), *nights, nxt]
     nightly = _child(paths, 'files', keep, cps, state)
     nightly_site = _site(keep, cps, state, site, mde_budget)
     same = None
@@ -273,7 +281,7 @@ def main(series=10000, runs=365, scales=(1, 3, 10), archive_records=100000, deca
         tmp = pathlib.Path(tmp)
         store = tmp / 'baseline.parquet'
         bench_changes.make_store(store, series, runs, meta=bench_changes.real_meta(),
-                                 start=START)
+                                 start=START, chunk=CHUNK)
         base = _child([store], 'table', cps_out=tmp / 'baseline-cps.json')
         store.unlink()
         found = [_scale(tmp, series * k, runs, compare=(i == 0), mde_budget=mde_budget)

@@ -10,6 +10,8 @@ table (``tests/unit/test_site_kept.py`` compares them).
 import pathlib
 import uuid
 
+import polars as pl
+
 from mdxbench.post.analysis import changes, chunked
 from mdxbench.post.analysis.kept import Kept, Table, chunk_of
 from mdxbench.post.analysis.scancopy import ScanCopy
@@ -29,15 +31,154 @@ def _split(items, chunks):
     return out
 
 
-def _trends_of_chunk(task):
-    '''One kept chunk's part of the trend pages: its series files built where their
-    digest moved (written here); (index rows, digests, latest runs by bucket).'''
-    part, folder, token, cut, cps_of, mdes, evs = task
+def _seen(folder, token):
+    '''(digests as last written, the series files present) of the site ``folder``, read
+    once per publish and worker process.'''
     if token not in _SEEN:
         _SEEN.clear()
         _SEEN[token] = trends.previous(folder)
-    before, present = _SEEN[token]
-    files = sorted(pathlib.Path(part).glob('*' + chunked.SUFFIX))
+    return _SEEN[token]
+
+
+def _state_path(folder, chunks, chunk):
+    return pathlib.Path(folder) / STATE / f'{chunks}-{chunk}.parquet'
+
+
+#: where the site keeps, per kept chunk, what it knew each series by at the last publish
+#: (id, signature, digest): a series whose signature holds is not looked at again
+STATE = '.kept'
+
+
+def _signature(g, cps_of, evs):
+    '''Each series' signature (a string) of the summary ``g`` (with keys): what its chart
+    file depends on besides its keys: its runs before the cut, its latest reference,
+    whether it has later runs, the events it is drawn with, its change points.'''
+    import hashlib
+    import json
+
+    flags = [((pl.col('system') == e['system'])
+              & (pl.lit(e.get('partition') is None) | (pl.col('partition') == e.get('partition')))
+              & (pl.col('first') <= e['_time']) & (pl.col('last') >= e['_time']))
+             .cast(pl.Utf8).fill_null('0') for e in evs]
+    events = hashlib.blake2b(json.dumps(evs, sort_keys=True, default=str).encode(),
+                             digest_size=8).hexdigest()
+    sig = g.select(pl.concat_str([pl.lit(events),
+        pl.struct('_n0', '_h', '_t', 'ref', 'lower', 'upper',
+                  (pl.col('n') > pl.col('_n0')).alias('latest')).hash(seed=3).cast(pl.Utf8),
+        *flags], separator=':'))[:, 0].to_list()
+    if cps_of:
+        keys = g.select(changes.SERIES).iter_rows()
+        for i, k in enumerate(keys):
+            if k in cps_of:
+                sig[i] += ':' + hashlib.blake2b(json.dumps(
+                    cps_of[k], sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
+    return sig
+
+
+def _old_points(folder, ident):
+    '''The points (JSON text) the file of series ``ident`` holds, or None.'''
+    import json
+
+    try:
+        text = trends.series_file(folder, ident).read_text()
+    except OSError:
+        return None
+    head = f'mdxbenchChart({json.dumps(ident)}, '
+    if not text.startswith(head):
+        return None
+    try:
+        _, end = json.JSONDecoder().raw_decode(text, len(head))
+    except ValueError:
+        return None
+    return text[len(head):end]
+
+
+def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunks):
+    '''One kept chunk's part of the trend pages from its summary (None where there is
+    none for ``cut``): a series is looked at only where its signature moved; its file
+    built from its old one's points where only what is drawn beside them changed, from
+    the chunk's runs where they did; the latest month's runs read from the chunk files of
+    the history's files that have runs after ``cut`` only.'''
+    import json
+
+    summary = part / 'summary.parquet'
+    if not summary.exists():
+        return None
+    g = pl.read_parquet(summary)
+    if not g.height or g['cut'][0] != cut:
+        return None
+    before, present = _seen(folder, token)
+    g = g.sort('_sid').join(chunked.read_keys(part), on='_sid', how='left',
+                            maintain_order='left')
+    sig = _signature(g, cps_of, evs)
+    state = _state_path(folder, chunks, part.name)
+    old = {}
+    if state.exists():
+        st = pl.read_parquet(state)
+        old = dict(zip(st['_sid'].to_list(), st.select('ident', 'sig', 'known', '_n0', '_h', '_t')
+                       .iter_rows()))
+    rows, need = [], {}
+    for i, row in enumerate(g.iter_rows(named=True)):
+        key = {k: row[k] for k in changes.SERIES}
+        was = old.get(row['_sid'])
+        ident = was[0] if was else trends.series_id(key)
+        here = ident in present
+        if was and was[1] == sig[i] and here and before.get(ident) == was[2]:
+            rows.append([row, key, ident, was[2], None])
+            continue
+        latest = row['n'] > row['_n0']
+        extras = json.dumps(trends._extras(
+            key, row, cps_of.get(tuple(key[k] for k in changes.SERIES), []),
+            trends._series_events(evs, key, row['first'], row['last'], True),
+            f'latest-{trends.bucket(ident)}.js' if latest else None), default=str)
+        known = trends._digest(trends._known(row['_n0'], row['_h'], row['_t']) + extras)
+        text = None
+        if before.get(ident) != known or not here:
+            pts = _old_points(folder, ident) if here and was and \
+                (was[3], was[4], was[5]) == (row['_n0'], row['_h'], row['_t']) else None
+            if pts is None:
+                need[row['_sid']] = len(rows)
+            text = (ident, pts, extras)
+        rows.append([row, key, ident, known, text])
+    files = sorted(part.glob('*' + chunked.SUFFIX))
+    cols = ['_sid', 'time', 'value', *chunked.SITE]
+    if need:        # runs before the cut that the kept files do not hold: from the chunk
+        d = chunked.read_chunk(files, cols).filter(
+            pl.col('_sid').is_in(list(need)) & (pl.col('time') < cut))
+        pts = trends._points(d.sort(['_sid', 'time', 'value']))
+        for sid, at in need.items():
+            ident, _, extras = rows[at][4]
+            rows[at][4] = (ident, pts.get(sid, 'null'), extras)
+    recent_files = [f for f in files if f.name.split('-')[0] in recent_ids]
+    d = chunked.read_chunk(recent_files, cols).filter(pl.col('time') >= cut)
+    recent = trends._points(d.sort(['_sid', 'time', 'value']))
+
+    def items():
+        for row, key, ident, known, text in rows:
+            chart = (f'mdxbenchChart({json.dumps(ident)}, {text[1]}, {text[2]});\n'
+                     if text is not None else None)
+            yield key, row['n'], ident, chart, known, recent.get(row['_sid'])
+
+    out = trends.pages(folder, items(), cps_of, mdes, present)
+    state.parent.mkdir(exist_ok=True)
+    pl.DataFrame({'_sid': g['_sid'], 'ident': [r[2] for r in rows], 'sig': sig,
+                  'known': [r[3] for r in rows], '_n0': g['_n0'], '_h': g['_h'],
+                  '_t': g['_t']}).write_parquet(state)
+    return out
+
+
+def _trends_of_chunk(task):
+    '''One kept chunk's part of the trend pages: its series files built where their
+    digest moved (written here); (index rows, digests, latest runs by bucket).'''
+    part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunks = task
+    part = pathlib.Path(part)
+    got = _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunks) \
+        if cut is not None else None
+    if got is not None:
+        return got
+    before, present = _seen(folder, token)
+    _state_path(folder, chunks, part.name).unlink(missing_ok=True)
+    files = sorted(part.glob('*' + chunked.SUFFIX))
     d = chunked.read_chunk(files, ['_sid', 'time', 'value', *chunked.SITE])
 
     def build(ident, known):
@@ -52,6 +193,8 @@ def write_trends(path, keep, change_points, events=(), sensitivity=None, nproc=N
     ''':func:`mdxbench.post.site.trends.write` of the history the scan kept in ``keep``
     (brought up to date by the cycle's scan, whose ``change_points`` these are), a chunk
     at a time by ``nproc`` processes; the number of charts.'''
+    import datetime as dt
+
     copy = ScanCopy(keep)
     folder = trends.start(path)
     evs = events_store.timed(events)
@@ -61,10 +204,17 @@ def write_trends(path, keep, change_points, events=(), sensitivity=None, nproc=N
     chunks = copy.manifest.get('chunks') or 1
     latest = copy.latest()
     cut = trends._month(latest) if latest is not None else None
+    # the history's files with runs from the cut on (by their statistics; unknown: read)
+    recent_ids = {f['id'] for f in copy.manifest.get('files', {}).values()
+                  if cut is None or not f.get('latest')
+                  or dt.datetime.fromisoformat(f['latest']) >= cut}
     cps_by, mdes_by = _split(cps_of, chunks), _split(mdes, chunks)
     token = uuid.uuid4().hex
     tasks = [(str(p), str(folder), token, cut, cps_by.get(int(p.name), {}),
-              mdes_by.get(int(p.name), {}), evs) for p in parts]
+              mdes_by.get(int(p.name), {}), evs, recent_ids, chunks) for p in parts]
+    for old in (folder / STATE).glob('*.parquet') if (folder / STATE).is_dir() else ():
+        if not old.name.startswith(f'{chunks}-'):
+            old.unlink()
     _, present = trends.previous(folder)
     index, digests, latest_runs = [], {}, {}
     nproc = nproc or chunked.workers()

@@ -105,10 +105,8 @@ def _known(n, h, t):
     return f'{n} {h} {t}'
 
 
-#: a run's part of what its series' earlier runs are known by: a 64-bit hash of its time
-#: and value, summed (wrapping) over the runs, so that the sum is the same in any order of
-#: the records and moves when any run's time or value does
-RUN_HASH = pl.struct(pl.col('time'), pl.col('value')).hash(seed=11)
+#: a run's part of what its series' earlier runs are known by
+RUN_HASH = chunked.RUN_HASH
 
 
 def bucket(ident):
@@ -323,8 +321,7 @@ def _digest(text):
 DIGESTS = '.digests.json'
 
 
-def _month(t):
-    return dt.datetime(t.year, t.month, 1, tzinfo=dt.timezone.utc)
+_month = chunked.month_of
 
 
 def by_series(cps):

@@ -4,7 +4,6 @@ sensitivity, the same files (index, incident pages, the papers' tables, every tr
 on the first cycle and on the next night's; the night rewrites a series' file only where
 its digest moved. Generated histories (``bench changes``' store) and the real perflogs of
 two main jobs (the report's checks, read back by their places in the Parquet files).'''
-import filecmp
 import json
 import os
 import pathlib
@@ -12,7 +11,7 @@ import pathlib
 import polars as pl
 
 from mdxbench.post.analysis import incidents, kept, scan, sensitivity
-from mdxbench.post.bench import changes as bench_changes
+from mdxbench.post.bench import changes as bench_changes, cycle as bench_cycle
 from mdxbench.post.site import publish, trends
 from mdxbench.post.store import records
 
@@ -38,15 +37,9 @@ def _table(files):
 
 
 def _same_tree(a, b):
-    '''The files under ``a`` and ``b`` that differ or are in one only.'''
-    out = []
-
-    def walk(d, pre=''):
-        out.extend(pre + f for f in d.diff_files + d.left_only + d.right_only + d.funny_files)
-        for name, sub in d.subdirs.items():
-            walk(sub, f'{pre}{name}/')
-    walk(filecmp.dircmp(a, b))
-    return out
+    '''The files under ``a`` and ``b`` that differ or are in one only (the kept site's
+    own state aside).'''
+    return bench_cycle.differing(a, b)
 
 
 def _cycle(files, tmp, sens_cache):
@@ -108,6 +101,9 @@ def test_the_kept_site_is_the_tables_site_first_and_next_night(tmp_path):
     _publish(tmp_path, 'table', df, cps_t, sens_t)
     _publish(tmp_path, 'kept', hist, cps_k, sens_k)
     assert _same_tree(tmp_path / 'table', tmp_path / 'kept') == []
+    # the night went by the chunks' summaries: each chunk's site state is there
+    assert len(list((tmp_path / 'kept' / 'report' / 'trends' / '.kept').glob('*.parquet'))) \
+        == len(hist.copy.parts())
     after = json.loads((tmp_path / 'kept' / 'report' / 'trends' / trends.DIGESTS).read_text())
     moved = {i for i in after if after[i] != digests.get(i)}
     rewritten = {i for i, t in _series_stamps(tmp_path / 'kept').items() if stamps.get(i) != t}
