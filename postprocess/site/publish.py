@@ -17,6 +17,7 @@ lists every system's last cycle and open incidents, linking to their sites: serv
 ``<state>/cycle`` to publish them all.
 '''
 import html
+import json
 import pathlib
 
 import polars as pl
@@ -26,7 +27,7 @@ from mdxbench.post.analysis import changes, explain
 from mdxbench.post.analysis.incidents import open_regressions
 from mdxbench.post.analysis import kept
 from mdxbench.post.site import feed, report, text, trends
-from mdxbench.post.store import events as events_store, records
+from mdxbench.post.store import events as events_store
 
 #: incident pages chart at most this many series (the worst first); the rest are listed
 MAX_CHARTS = 24
@@ -242,65 +243,87 @@ the new level; <em>both</em>: each costs part of it.</p>
 SERIES_OF_INCIDENT = ('partition', 'environ', 'check', 'perf_var', 'unit')
 
 
-def _incident_runs(history, incs):
-    '''The runs of the series the incident pages chart (a table), read at once: by their
-    whole keys where the incidents carry them (``better`` too: only their chunks).'''
-    series = [(inc['system'], s) for inc in incs for s in inc['series'][:MAX_CHARTS]]
-    if all('better' in s for _, s in series):
-        keys = {(system, *(s[f] for f in SERIES_OF_INCIDENT), s['better'])
-                for system, s in series}
-        on = None
-    else:
-        keys = {(system, *(s[f] for f in SERIES_OF_INCIDENT)) for system, s in series}
-        on = ('system', *SERIES_OF_INCIDENT)
-    got = history.series(keys, on=on) if keys else None
-    return got if got is not None else records.frame([])
+def _full_keys(history, incs):
+    '''{the incident key of a series (system and :data:`SERIES_OF_INCIDENT`): its whole
+    key} for the incidents' series that do not carry ``better`` (incidents stored before
+    they did), from the history's series; empty where every one carries it.'''
+    if all('better' in s for inc in incs for s in inc['series']):
+        return {}
+    return {tuple(r[f] for f in ('system', *SERIES_OF_INCIDENT)): r
+            for r in history.counts().select(changes.SERIES).iter_rows(named=True)}
+
+
+def _merged(folder, ident, latest_of):
+    '''(the points of series ``ident``, its earlier runs' and its latest month's as one
+    run-ordered whole; what the trend pages draw beside them), from the trend pages' own
+    files in ``folder``; None where the series has none. ``latest_of``: a cache of the
+    files of latest runs, read once each.'''
+    try:
+        pts, extras = trends.chart_data(trends.series_file(folder, ident).read_text(), ident)
+    except (OSError, ValueError):
+        return None
+    if extras['latest']:
+        if extras['latest'] not in latest_of:
+            latest_of[extras['latest']] = trends.latest_data(
+                (pathlib.Path(folder) / extras['latest']).read_text())
+        late = latest_of[extras['latest']].get(ident)
+        if late and pts:
+            # times are kept as differences from the run before, the first absolute
+            late = dict(late, t=[late['t'][0] - sum(pts['t'])] + late['t'][1:])
+            pts = {k: pts[k] + late[k] for k in ('t', 'v', 'r', 'job', 'nodes')}
+        elif late:
+            pts = late
+    return (pts, extras) if pts else None
 
 
 def _key(inc, s):
     return (inc['system'], *(s[f] for f in SERIES_OF_INCIDENT))
 
 
-def series_charts(history, inc, events):
+def series_charts(site, inc, events, change_points=None, full_keys=None, latest_of=None):
     '''The charts of the incident's series (at most MAX_CHARTS, worst first), each a div
     and the script that draws it (the trend pages' ``mdxbenchChart``), with every change
-    point of the series, so that each segment is drawn at its own median (the recovery
-    after the regression too), the incident's own among them. ``history``: the records
-    table, or a :mod:`mdxbench.post.site.kept` history (its series read alone).'''
-    if isinstance(history, pl.DataFrame):
-        history = kept.history(history)
-    on = ('system', *SERIES_OF_INCIDENT)
-    df = history.series({(inc['system'], *(s[f] for f in SERIES_OF_INCIDENT))
-                         for s in inc['series'][:MAX_CHARTS]}, on=on)
-    if df is None:
-        return []
-    d, g = changes.series_index(df)
-    where = {tuple(k[f] for f in SERIES_OF_INCIDENT): (k, s, n) for k, s, n in zip(
-        g.select(changes.SERIES).iter_rows(named=True), g['start'], g['n'])}
-    parts, cps_of = [], {}
+    point of the series (the cycle's ``change_points`` when given, else found on its runs),
+    so that each segment is drawn at its own median (the recovery after the regression
+    too), the incident's own among them; every recorded event of its system drawn. The
+    runs are those of the trend pages' own files (``site/report/trends``), written first:
+    no history is read again. ``full_keys``: :func:`_full_keys`.'''
+    folder = pathlib.Path(site) / 'report' / 'trends'
+    latest_of = {} if latest_of is None else latest_of
+    cycle = trends.by_series(change_points) if change_points is not None else None
+    out, done = [], set()
     for s in inc['series'][:MAX_CHARTS]:
-        found = where.get(tuple(s[f] for f in SERIES_OF_INCIDENT))
-        if found is None:
+        if 'better' in s:
+            key = dict(zip(changes.SERIES, (*_key(inc, s), s['better'])))
+        else:
+            key = (full_keys or {}).get(_key(inc, s))
+        if key is None:
             continue
-        key, start, n = found
-        if tuple(key[f] for f in changes.SERIES) in cps_of:
+        ident = trends.series_id(key)
+        got = None if ident in done else _merged(folder, ident, latest_of)
+        if got is None:
             continue
-        cps = [{'run': c['index'] + 1, 'verdict': explain.verdict(key['better'], c['effect']),
-                'effect': c['effect']}
-               for c in changes.detect(d['value'].slice(start, n).to_numpy())]
+        done.add(ident)
+        pts, extras = got
+        k = tuple(key[f] for f in changes.SERIES)
+        if cycle is not None:
+            cps = [dict(c) for c in cycle.get(k, [])]
+        else:
+            cps = [{'run': c['index'] + 1, 'verdict': explain.verdict(key['better'], c['effect']),
+                    'effect': c['effect']}
+                   for c in changes.detect(pts['v'])]
         if not any(c['run'] == s['run'] for c in cps):
             cps.append({'run': s['run'], 'verdict': explain.verdict(key['better'], s['effect']),
                         'effect': s['effect']})
-        cps_of[tuple(key[f] for f in changes.SERIES)] = sorted(cps, key=lambda c: c['run'])
-        parts.append(d.slice(start, n))
-    if not parts:
-        return []
-    drawn = {ident: text for _, _, ident, text, *_ in trends.charts(
-        pl.concat(parts), cps_of.__getitem__, events, bounded=False)}
-    # in the incident's order (worst first), not the records'
-    order = [trends.series_id(dict(zip(changes.SERIES, k))) for k in cps_of]
-    return [f'<div class="chart" id="chart-{i}"></div><script>{drawn[i]}</script>'
-            for i in order]
+        drawn = dict(extras, latest=None, events=[
+            {'t': trends._epoch(e['_time']), 'name': e['name']}
+            for e in trends._series_events(events, key, None, None, False)],
+            cps=[{'run': c['run'], 'verdict': c['verdict'], 'effect': c['effect'],
+                  'explanation': c.get('explanation')} for c in sorted(cps, key=lambda c: c['run'])])
+        out.append(f'<div class="chart" id="chart-{ident}"></div><script>mdxbenchChart('
+                   f'{json.dumps(ident)}, {json.dumps(pts)}, {json.dumps(drawn, default=str)});'
+                   f'\n</script>')
+    return out
 
 
 def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(),
@@ -321,11 +344,10 @@ def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
                   index_body(system, incidents, last_cycle, ncharts, sensitivity), 'index')]
     head = '<script src="plotly.min.js"></script><script src="report/trends/trends.js"></script>'
-    # every incident's series read at once (a chunk of the kept history once), then each
-    # incident's charts drawn from those
-    shown = kept.history(_incident_runs(hist, incidents.values()))
+    # the incidents' charts from the trend pages' files just written (no history read)
+    full_keys, latest_of = _full_keys(hist, list(incidents.values())), {}
     for inc in incidents.values():
-        charts = series_charts(shown, inc, evs)
+        charts = series_charts(site, inc, evs, change_points, full_keys, latest_of)
         pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,
                           incident_body(system, inc, charts, mdes), 'incident', head=head,
                           attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))

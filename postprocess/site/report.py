@@ -158,6 +158,8 @@ META_CHECKS = ('Iperf3Throughput', 'OsuLatency', 'OsuBandwidth', 'LikwidCacheSwe
 
 def figures(df, outdir):
     '''PNG figures; returns [(file name, caption)]. Series with no data are left out.'''
+    if not _with_params(df).filter(pl.col('check_class').is_in(FIGURE_CHECKS)).height:
+        return []           # nothing to draw: matplotlib not even loaded
     import matplotlib
 
     matplotlib.use('Agg')
