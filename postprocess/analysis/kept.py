@@ -26,7 +26,7 @@ def chunk_of(keys, chunks):
     return {k: s % chunks for k, s in zip(keys, sids)}
 
 
-def counts(keep):
+def counts(keep, keys_of=chunked.read_keys):
     '''Each series of the kept copy: a table of its keys, ``_sid`` and ``n`` (its runs at
     the last scan), read from the chunks' state and keys, not their runs.'''
     out = []
@@ -35,7 +35,7 @@ def counts(keep):
         if not state.exists():
             continue
         n = pl.read_parquet(state, columns=['_sid', 'n'])
-        out.append(n.join(chunked.read_keys(part), on='_sid', how='left'))
+        out.append(n.join(keys_of(part), on='_sid', how='left'))
     return pl.concat(out) if out else pl.DataFrame(
         schema={'_sid': pl.UInt64, 'n': pl.Int64, **{k: pl.Utf8 for k in changes.SERIES}})
 
@@ -44,7 +44,8 @@ def _select(keys, on):
     return pl.DataFrame([dict(zip(on, k)) for k in keys], schema={k: pl.Utf8 for k in on})
 
 
-def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None):
+def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None,
+                   keys_of=chunked.read_keys):
     '''The runs of the series ``keys`` (tuples of their keys ``on``, all of
     ``changes.SERIES`` by default) as the kept copy holds them, with their keys: read from
     their chunks only (every chunk where ``on`` is not every key), one at a time.'''
@@ -61,8 +62,7 @@ def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None
         part = copy.root / str(c)
         if not part.is_dir() or not ks:
             continue
-        kt = chunked.read_keys(part).join(_select(ks, on), on=on, how='semi',
-                                          nulls_equal=True)
+        kt = keys_of(part).join(_select(ks, on), on=on, how='semi', nulls_equal=True)
         if not kt.height:
             continue
         d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', *columns])
@@ -118,11 +118,19 @@ class Table:
 
 class Kept:
     '''The history as the cycle's scan keeps it (``keep``: its directory), read a chunk
-    of series at a time: no reader here holds the history as one table.'''
+    of series at a time: no reader here holds the history as one table. Each chunk's
+    keys and the series' counts are read once: open one after each scan.'''
 
     def __init__(self, keep):
         self.keep = pathlib.Path(keep)
         self.copy = ScanCopy(keep)
+        self._keys, self._counts = {}, None
+
+    def keys(self, part):
+        '''The series keys of the kept chunk ``part`` (read once).'''
+        if part.name not in self._keys:
+            self._keys[part.name] = chunked.read_keys(part)
+        return self._keys[part.name]
 
     def nseries(self):
         return self.counts().height
@@ -136,10 +144,12 @@ class Kept:
                 dt.datetime.fromisoformat(first) if first else None, self.copy.latest())
 
     def counts(self):
-        return counts(self.keep).drop('_sid')
+        if self._counts is None:
+            self._counts = counts(self.keep, self.keys).drop('_sid')
+        return self._counts
 
     def series(self, keys, on=None):
-        return series_records(self.keep, keys, on=on)
+        return series_records(self.keep, keys, on=on, keys_of=self.keys)
 
     def each_series(self, keys):
         chunks = self.copy.manifest.get('chunks') or 1
@@ -147,7 +157,7 @@ class Kept:
         for k, c in chunk_of(set(keys), chunks).items():
             by.setdefault(c, []).append(k)
         for c, ks in sorted(by.items()):
-            d = series_records(self.keep, ks, ('time', 'value'))
+            d = series_records(self.keep, ks, ('time', 'value'), keys_of=self.keys)
             if d is None:
                 continue
             d, g = changes.series_index(d)
@@ -166,7 +176,7 @@ class Kept:
         numbers = self.copy.manifest.get('numbers') or []
         locs = []
         for part in self.copy.parts():
-            kt = chunked.read_keys(part).filter(_check_class().is_in(list(checks)))
+            kt = self.keys(part).filter(_check_class().is_in(list(checks)))
             if not kt.height:
                 continue
             d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', '_loc'])

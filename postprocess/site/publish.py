@@ -258,14 +258,21 @@ def _merged(folder, ident, latest_of):
     run-ordered whole; what the trend pages draw beside them), from the trend pages' own
     files in ``folder``; None where the series has none. ``latest_of``: a cache of the
     files of latest runs, read once each.'''
+    import orjson
+
+    head = f'mdxbenchChart({json.dumps(ident)}, '.encode()
     try:
-        pts, extras = trends.chart_data(trends.series_file(folder, ident).read_text(), ident)
+        text = trends.series_file(folder, ident).read_bytes()
+        if not text.startswith(head) or not text.endswith(b');\n'):
+            raise ValueError(ident)
+        pts, extras = orjson.loads(b'[' + text[len(head):-3] + b']')
     except (OSError, ValueError):
         return None
     if extras['latest']:
         if extras['latest'] not in latest_of:
-            latest_of[extras['latest']] = trends.latest_data(
-                (pathlib.Path(folder) / extras['latest']).read_text())
+            late = (pathlib.Path(folder) / extras['latest']).read_bytes()
+            latest_of[extras['latest']] = orjson.loads(
+                b'[' + late[len(b'mdxbenchLatest('):-3] + b']')[1]
         late = latest_of[extras['latest']].get(ident)
         if late and pts:
             # times are kept as differences from the run before, the first absolute
@@ -287,10 +294,14 @@ def series_charts(site, inc, events, change_points=None, full_keys=None, latest_
     so that each segment is drawn at its own median (the recovery after the regression
     too), the incident's own among them; every recorded event of its system drawn. The
     runs are those of the trend pages' own files (``site/report/trends``), written first:
-    no history is read again. ``full_keys``: :func:`_full_keys`.'''
+    no history is read again. ``change_points``: a list, or ``trends.by_series`` of one
+    (handed over once per publish); ``full_keys``: :func:`_full_keys`.'''
+    import orjson
+
     folder = pathlib.Path(site) / 'report' / 'trends'
     latest_of = {} if latest_of is None else latest_of
-    cycle = trends.by_series(change_points) if change_points is not None else None
+    cycle = change_points if isinstance(change_points, dict) or change_points is None \
+        else trends.by_series(change_points)
     out, done = [], set()
     for s in inc['series'][:MAX_CHARTS]:
         if 'better' in s:
@@ -321,8 +332,8 @@ def series_charts(site, inc, events, change_points=None, full_keys=None, latest_
             cps=[{'run': c['run'], 'verdict': c['verdict'], 'effect': c['effect'],
                   'explanation': c.get('explanation')} for c in sorted(cps, key=lambda c: c['run'])])
         out.append(f'<div class="chart" id="chart-{ident}"></div><script>mdxbenchChart('
-                   f'{json.dumps(ident)}, {json.dumps(pts)}, {json.dumps(drawn, default=str)});'
-                   f'\n</script>')
+                   f'{json.dumps(ident)}, {orjson.dumps(pts).decode()}, '
+                   f'{orjson.dumps(drawn, default=str).decode()});\n</script>')
     return out
 
 
@@ -346,8 +357,9 @@ def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(
     head = '<script src="plotly.min.js"></script><script src="report/trends/trends.js"></script>'
     # the incidents' charts from the trend pages' files just written (no history read)
     full_keys, latest_of = _full_keys(hist, list(incidents.values())), {}
+    cycle = trends.by_series(change_points) if change_points is not None else None
     for inc in incidents.values():
-        charts = series_charts(site, inc, evs, change_points, full_keys, latest_of)
+        charts = series_charts(site, inc, evs, cycle, full_keys, latest_of)
         pages.append(page(site / f'incident-{inc["id"]}.html', f'incident {inc["id"]}', system,
                           incident_body(system, inc, charts, mdes), 'incident', head=head,
                           attrs=f' data-charts="{len(charts)}" data-state="{esc(inc["state"])}"'))

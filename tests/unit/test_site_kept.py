@@ -149,5 +149,6 @@ def test_a_kept_scan_keeps_the_records_its_selection_names(tmp_path):
         sorted(map(_key, by_table))
     # another selection is another copy: routed again whole
     scan.find(files, keep=tmp_path / 'keep', chunk_rows=1500)
+    hist = kept.Kept(tmp_path / 'keep')          # a history is read as it was when opened
     assert set(hist.counts()['system']) >= {'mdx2', 'laurel', 'aws-pcluster', 'local'}
     assert hist.copy._load()['last']['routed'] == 2
