@@ -10,7 +10,13 @@ chunk and per share of a source file, with:
   (the file part of a record's place), the number of chunks, the detector's settings;
 * ``<chunk>/state.parquet``: each series' change points after the last scan, its runs
   then and the sum of their values' bits (a series whose earlier runs changed is
-  detected again whole).
+  detected again whole);
+* ``<chunk>/<file>-<share>.keys``: each series' keys, once; the routed runs carry, besides
+  time, value and place, what the site draws (result, job, nodes, reference): the site,
+  the sensitivity and the report read the history from here, a chunk at a time
+  (:mod:`mdxbench.post.analysis.kept`, :mod:`mdxbench.post.site.kept`);
+* ``<chunk>/summary.parquet``: what the trend pages know each series by (:data:`SUMMARY`),
+  made while the chunk is segmented.
 
 A scan routes only the source files that are new or changed (a history copy's partition
 that was extended: in a nightly cycle, the current month's), drops the chunks' files of

@@ -4,12 +4,15 @@ Steps, each reported: (1) optionally ``reframe -c checks/ -r --system S`` with t
 options; (2) ``ingest`` of the perflog directory (an unreachable Elasticsearch leaves the
 records pending in the perflogs: the cycle goes on from the perflogs and exits 75, and the
 next cycle sends them); (3) change points of the system's whole history
-(:func:`mdxbench.post.analysis.changes.find`, events included; from Elasticsearch's
-local copy the scan keeps its own copy between cycles, ``<state>/scan``, and detects again
-only the series whose new runs could move their change points: ``--full`` does all); (4) incidents
-(:mod:`mdxbench.post.analysis.incidents`) updated in the state file; (5) the published
-site (:mod:`mdxbench.post.site.publish`: index, incident pages, the papers' tables, trends,
-the Atom feed); (6) ``notify_command`` run once per new or reopened incident, its JSON
+(:func:`mdxbench.post.analysis.changes.find`, events included), from Parquet files
+whatever the source (Elasticsearch's local copy; else the perflogs copied a file at a
+time, ``<state>/perflogs``): the scan keeps its own copy between cycles, ``<state>/scan``,
+and detects again only the series whose new runs could move their change points
+(``--full`` does all); (4) incidents (:mod:`mdxbench.post.analysis.incidents`) updated in
+the state file, and each series' sensitivity; (5) the published site
+(:mod:`mdxbench.post.site.publish`: index, incident pages, the papers' tables, trends,
+the Atom feed), written from the scan's copy a chunk of series at a time: no step holds
+the history as one table; (6) ``notify_command`` run once per new or reopened incident, its JSON
 on standard input, within ``notify_timeout``: an incident whose command failed stays to
 notify and is tried again next cycle (nothing lost, nothing sent twice).
 
