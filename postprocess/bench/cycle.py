@@ -85,15 +85,23 @@ def _site(keep, cps, state, out, mde_budget=0.0):
     the papers' tables, the trend pages) written into ``out`` from the scan kept in
     ``keep`` with the change points and incidents of the files ``cps`` and ``state``, as
     ``mdxbench cycle`` writes it, after its sensitivity bookkeeping (``mde_budget``
-    seconds of minimum detectable effects computed), in a child process.'''
+    seconds of minimum detectable effects computed; the figures kept between cycles in
+    ``out/sensitivity.json``, as a cycle keeps them in its state), in a child process.'''
     code = child.PEAK + f'''
-import json, resource, time
+import json, pathlib, resource, time
 t0 = time.perf_counter()
 from mdxbench.post.analysis import kept, sensitivity
 from mdxbench.post.site import publish
 hist = kept.Kept({str(keep)!r})
 cps, state = json.load(open({str(cps)!r})), json.load(open({str(state)!r}))
-sens, done = sensitivity.refresh({{}}, hist, {mde_budget!r})
+try:
+    cache = json.load(open({str(pathlib.Path(out) / 'sensitivity.json')!r}))
+except OSError:
+    cache = {{}}
+sens, done = sensitivity.refresh(cache, hist, {mde_budget!r})
+pathlib.Path({str(out)!r}).mkdir(parents=True, exist_ok=True)
+json.dump({{sensitivity.key_of(e): e for e in sens}},
+          open({str(pathlib.Path(out) / 'sensitivity.json')!r}, 'w'), default=str)
 t1 = time.perf_counter()
 publish.write({str(out)!r}, 'mdx2', state, {{'time': 'bench', 'exit': 0}}, hist, (), sens, cps)
 print(json.dumps({{'sensitivity': t1 - t0, 'site': time.perf_counter() - t1,
