@@ -26,7 +26,8 @@ def summary(inc):
     if inc.get('split'):
         sp = inc['split']
         lines.append(f"Split {sp['time'][:16]} (previous build beside the new one): "
-                     f"{sp['verdict']}.")
+                     f"{sp['verdict']}" + (f" (series: {sp['tally']})" if sp.get('tally')
+                                           else '') + '.')
         lines += [f"  {r['check']} {r['perf_var']}: {r['verdict']} -- {r['reason']}"
                   for r in sp['series']]
     if inc.get('ack'):

@@ -230,7 +230,8 @@ def split_section(system, inc):
     return f'''<h2>System or software? <span id="split-verdict">{esc(sp["verdict"])}</span></h2>
 <p>Split {esc(sp["time"][:16])}: the previous build installed again by Spack and run beside
 the new one on the same node, interleaved ({esc(sp["seconds"])} s, jobs
-{esc(", ".join(f"{n} {j}" for n, j in sorted(sp["jobs"].items())) or "none")}).
+{esc(", ".join(f"{n} {j}" for n, j in sorted(sp["jobs"].items())) or "none")}{
+    f"; series: {esc(sp['tally'])}" if sp.get("tally") else ""}).
 <em>software</em>: the old build is back at the old level; <em>system</em>: both builds are at
 the new level; <em>both</em>: each costs part of it.</p>
 <table id="split"><thead><tr><th>series</th><th>node</th><th>verdict</th>

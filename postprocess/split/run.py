@@ -132,6 +132,7 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
     measured = [r['verdict'] for r in results if r['verdict'] in sv.VERDICTS]
     result = {'time': _now(), 'verdict': sv.overall(measured) if measured else
               (results[0]['verdict'] if results else 'nothing to split'),
+              'tally': sv.tally(r['verdict'] for r in results),
               'series': results, 'not_split': skipped, 'jobs': job_ids,
               'seconds': round(time.monotonic() - t0, 1), 'seconds_in_jobs': round(waited, 1),
               'seconds_building': round(building, 1),
@@ -153,8 +154,9 @@ def attach(inc, result, now):
 
 def summary_text(result):
     """The split for people: the incident's verdict, then one line per series."""
+    tally = f"; series: {result['tally']}" if result.get('tally') else ''
     lines = [f"split: {result['verdict']} ({result['seconds']:.0f} s, "
-             f"{len(result['jobs'])} job(s))"]
+             f"{len(result['jobs'])} job(s){tally})"]
     lines += [f"  {r['partition']} {r['environ']} {r['check']} {r['perf_var']} on "
               f"{r['node'] or '?'}: {r['verdict']} -- {r['reason']}" for r in result['series']]
     lines += [f'  not split: {why}' for why in result['not_split']]

@@ -214,9 +214,24 @@ def reason(r):
 
 
 def overall(verdicts):
-    '''The incident's verdict from its series' verdicts: the one they share, else
-    ``mixed`` (each series says its own); no series: ``inconclusive``.'''
-    kinds = {v for v in verdicts}
+    '''The incident's verdict from its series' verdicts: the one its conclusive series
+    (software, system, both) share, else ``mixed`` (each series says its own); none
+    conclusive: ``inconclusive``. A series whose intervals were too wide contradicts no
+    one: an incident's series are mostly the metrics of the same runs (STREAM's four
+    kernels, one job), and where three of them show both builds at the new level the
+    fourth's wide interval is no evidence of another cause -- it is counted and shown
+    (:func:`tally`), not voted.'''
+    kinds = {v for v in verdicts if v != 'inconclusive'}
     if not kinds:
         return 'inconclusive'
     return kinds.pop() if len(kinds) == 1 else 'mixed'
+
+
+def tally(verdicts):
+    '''How the series voted, for people: ``"3 of 4 series; 1 inconclusive"`` (empty where
+    every series says the incident's verdict).'''
+    verdicts = list(verdicts)
+    counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
+    if len(counts) <= 1:
+        return ''
+    return '; '.join(f'{n} {v}' for v, n in counts.items())

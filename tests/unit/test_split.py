@@ -212,6 +212,19 @@ def test_the_split_goes_on_the_incident_and_its_history():
     assert inc['history'][-1] == {'time': 't1', 'state': 'open', 'split': 'software'}
     assert verdict.overall(['software', 'software']) == 'software'
     assert verdict.overall(['software', 'system']) == 'mixed'
+    assert verdict.tally(['software', 'software']) == ''
+
+
+def test_a_series_too_wide_to_tell_does_not_outvote_the_others():
+    '''CI, 2026-11-27: STREAM's four kernels under a CPU quota, 4 rounds -- three 'system',
+    scale's software interval -35% to +49% ('inconclusive'): the incident is 'system',
+    the wide one counted, not voted; two conclusive verdicts that differ stay 'mixed'.'''
+    v = ['system', 'system', 'system', 'inconclusive']
+    assert verdict.overall(v) == 'system'
+    assert verdict.tally(v) == '3 system; 1 inconclusive'
+    assert verdict.overall(['inconclusive', 'inconclusive']) == 'inconclusive'
+    assert verdict.overall(['system', 'inconclusive', 'both']) == 'mixed'
+    assert verdict.overall([]) == 'inconclusive'
 
 
 def test_the_incident_page_and_feed_carry_the_split():
@@ -239,6 +252,17 @@ def test_the_incident_page_and_feed_carry_the_split():
     assert '(split: software)' in page
     assert 'Split 2026-11-25T11:00 (previous build beside the new one): software.' in \
         feed.summary(inc)
+    # a second series too wide to tell: the verdict stands, the tally says so everywhere
+    wide = dict(r, perf_var='scale', verdict='inconclusive')
+    said = ['software', 'inconclusive']
+    res = dict(inc['split'], series=[r, wide], verdict=verdict.overall(said),
+               tally=verdict.tally(said))
+    run.attach(inc, res, '2026-11-25T12:00:00+00:00')
+    assert re.search(r'id="split-verdict">software<', publish.incident_body('nscluster', inc, []))
+    assert 'series: 1 software; 1 inconclusive' in publish.incident_body('nscluster', inc, [])
+    assert 'software (series: 1 software; 1 inconclusive).' in feed.summary(inc)
+    assert run.summary_text(res).startswith('split: software (95 s, 1 job(s); series: 1 '
+                                            'software; 1 inconclusive)')
 
 
 def test_a_build_that_cannot_be_had_is_a_verdict_not_a_crash(tmp_path, monkeypatch):
