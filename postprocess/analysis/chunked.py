@@ -199,6 +199,25 @@ def latest_time(path):
     return out
 
 
+#: what the site knows each series of a chunk by, kept beside its state
+#: (``summary.parquet``; :mod:`mdxbench.post.site.kept`): its runs, first and last time, the
+#: latest reference, and of its runs before ``cut`` (the month the site's latest runs
+#: start) their number, the sum of their hashes and the last time
+SUMMARY = ['_sid', 'n', 'first', 'last', 'ref', 'lower', 'upper', '_n0', '_h', '_t', 'cut']
+
+
+def summarize(d, cut):
+    ''':data:`SUMMARY` of the chunk ``d`` laid out by series, time and value (the
+    columns ``_sid``, time, value, ref, lower, upper), ``cut`` a datetime.'''
+    e = pl.col('time') < cut
+    return d.group_by('_sid', maintain_order=True).agg(
+        pl.len().alias('n'), pl.col('time').first().alias('first'),
+        pl.col('time').last().alias('last'), *[pl.col(c).last() for c in ('ref', 'lower', 'upper')],
+        e.sum().alias('_n0'), RUN_HASH.filter(e).sum().alias('_h'),
+        pl.col('time').filter(e).max().alias('_t')).with_columns(
+        pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))
+
+
 #: a routed chunk's files: ``<chunk>/<tag>`` + this (Arrow IPC)
 SUFFIX = '.arrow'
 #: a kept chunk's series keys, per routed file: ``<chunk>/<tag>`` + this (Arrow IPC)

@@ -15,7 +15,7 @@ chunk and per share of a source file, with:
   time, value and place, what the site draws (result, job, nodes, reference): the site,
   the sensitivity and the report read the history from here, a chunk at a time
   (:mod:`mdxbench.post.analysis.kept`, :mod:`mdxbench.post.site.kept`);
-* ``<chunk>/summary.parquet``: what the trend pages know each series by (:data:`SUMMARY`),
+* ``<chunk>/summary.parquet``: what the trend pages know each series by (:data:`mdxbench.post.analysis.chunked.SUMMARY`),
   made while the chunk is segmented.
 
 A scan routes only the source files that are new or changed (a history copy's partition
@@ -35,7 +35,7 @@ import shutil
 import numpy as np
 import polars as pl
 
-from mdxbench.post.analysis import changes, chunked, explain, incremental
+from mdxbench.post.analysis import changes, chunked, explain, incremental, past
 
 #: the kept copy's layout: a copy of another (1: Parquet chunk files; 2: without the
 #: site's columns and series keys) is routed again whole
@@ -51,48 +51,12 @@ def _file_id(path):
     return hashlib.sha256(str(path).encode()).hexdigest()[:16]
 
 
-#: what the site knows each series of a chunk by, kept beside its state
-#: (``summary.parquet``; :mod:`mdxbench.post.site.kept`): its runs, first and last time, the
-#: latest reference, and of its runs before ``cut`` (the month the site's latest runs
-#: start) their number, the sum of their hashes and the last time
-SUMMARY = ['_sid', 'n', 'first', 'last', 'ref', 'lower', 'upper', '_n0', '_h', '_t', 'cut']
-
-
-def summarize(d, cut):
-    ''':data:`SUMMARY` of the chunk ``d`` laid out by series, time and value (the
-    columns ``_sid``, time, value, ref, lower, upper), ``cut`` a datetime.'''
-    e = pl.col('time') < cut
-    return d.group_by('_sid', maintain_order=True).agg(
-        pl.len().alias('n'), pl.col('time').first().alias('first'),
-        pl.col('time').last().alias('last'), *[pl.col(c).last() for c in ('ref', 'lower', 'upper')],
-        e.sum().alias('_n0'), chunked.RUN_HASH.filter(e).sum().alias('_h'),
-        pl.col('time').filter(e).max().alias('_t')).with_columns(
-        pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))
-
-
-def segment_kept(part, kw, cut=None):
-    ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
-    change points updated from those of its state; the state rewritten, and with ``cut``
-    the site's :data:`SUMMARY` of its series. (found, series detected again, series, the
-    series numbers whose earlier runs changed or that are new, the times of its earliest
-    and latest runs or Nones).'''
-    part = pathlib.Path(part)
-    state_path = part / 'state.parquet'
-    before = {}
-    if state_path.exists():
-        st = pl.read_parquet(state_path)
-        before = {sid: (json.loads(c), n, head) for sid, c, n, head in
-                  zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
-    d, sids, starts, ns = chunked.laid_out(chunked.read_chunk(
-        sorted(part.glob('*' + chunked.SUFFIX)),
-        list(chunked.CHUNK_SCHEMA) + (['ref', 'lower', 'upper'] if cut is not None else [])))
-    if cut is not None:
-        tmp = part / 'summary.parquet.tmp'
-        summarize(d, cut).write_parquet(tmp)
-        tmp.replace(part / 'summary.parquet')
-    values, locs = d['value'].to_numpy(), d['_loc'].to_numpy()
+def _exact(values, locs, starts, ns, sids, old, kw):
+    """The scan's own decision for the series laid out in ``values`` (their places in
+    ``locs``) at ``starts``/``ns``, ``old`` each one's state or None: (found, each one's
+    change points, whether it was detected again, whether its state held, each one's
+    ``head``: the sum of its values' bits)."""
     k = len(starts)
-    old = [before.get(int(sid)) for sid in sids[starts]]
     n_old = np.array([o[1] if o else 0 for o in old], dtype=np.int64)
     # a state holds where the runs it was found on are unchanged, only runs added after
     # them: the sum of their values' bits (exact, whatever the order) is the one kept
@@ -116,16 +80,91 @@ def segment_kept(part, kw, cut=None):
         cps_all[i], again[i] = incremental.update(values[starts[i]:starts[i] + ns[i]],
                                                   old[i][0], **kw)
     for i in np.flatnonzero([bool(c) for c in cps_all]):
-        found.extend((int(sids[starts[i]]), cp, locs[starts[i]:starts[i] + ns[i]].copy())
+        found.extend((int(sids[i]), cp, locs[starts[i]:starts[i] + ns[i]].copy())
                      for cp in cps_all[i])
-    state = {'_sid': sids[starts], 'cps': [json.dumps(c) for c in cps_all], 'n': ns,
-             'head': bits[starts + ns] - bits[starts]}
+    return found, cps_all, again, usable, bits[starts + ns] - bits[starts]
+
+
+def segment_kept(part, kw, cut=None):
+    ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
+    change points updated from those of its state; the state rewritten, and with ``cut``
+    the site's ``chunked.SUMMARY`` of its series. The runs before ``cut`` are read from the
+    chunk's kept past (:mod:`mdxbench.post.analysis.past`) only for the series that need
+    them. (found, series detected again, series, the series numbers whose earlier runs
+    changed or that are new, the times of its earliest and latest runs or Nones, the
+    series whose runs were read whole).'''
+    part = pathlib.Path(part)
+    state_path = part / 'state.parquet'
+    before = {}
+    if state_path.exists():
+        st = pl.read_parquet(state_path)
+        before = {sid: (json.loads(c), n, head) for sid, c, n, head in
+                  zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
+    kept, recent = past.open_chunk(part, cut, list(chunked.CHUNK_SCHEMA) +
+                                   (['ref', 'lower', 'upper'] if cut is not None else []))
+    r, rsids, rstarts, rns = chunked.laid_out(recent)
+    if cut is not None:
+        tmp = part / 'summary.parquet.tmp'
+        past.summary(kept.series, r, cut).write_parquet(tmp)
+        tmp.replace(part / 'summary.parquet')
+    # every series of the chunk: its past (p runs) then its recent runs
+    psids = kept.series['_sid'].to_numpy()
+    sids = np.union1d(psids, rsids[rstarts]).astype(np.uint64)
+
+    def aligned(keys, *columns):
+        at = np.searchsorted(keys, sids)
+        has = at < len(keys)
+        has[has] = keys[at[has]] == sids[has]
+        at = np.where(has, at, 0)
+        return has, [np.where(has, col[at], 0) if len(col) else np.zeros(len(sids), col.dtype)
+                     for col in columns]
+    has_p, (p_start, p_n, p_bits) = aligned(
+        psids, kept.series['start'].to_numpy(), kept.series['n'].to_numpy().astype(np.int64),
+        kept.series['bits'].to_numpy())
+    _, (r_start, r_n) = aligned(rsids[rstarts], rstarts, rns)
+    n = p_n + r_n
+    rvalues, rlocs = r['value'].to_numpy(), r['_loc'].to_numpy()
+    rbits = np.concatenate([np.zeros(1, dtype=np.uint64),
+                            np.cumsum(rvalues.view(np.uint64), dtype=np.uint64)])
+    old = [before.get(int(sid)) for sid in sids]
+    n_old = np.array([o[1] if o else 0 for o in old], dtype=np.int64)
+    head_old = np.array([o[2] if o else 0 for o in old], dtype=np.uint64)
+    had = np.array([bool(o and o[0]) for o in old], dtype=bool)
+    # a series needs nothing of its past where its state holds (its past and its recent
+    # runs then, summed), it had no change point and the bound keeps it quiet
+    seen = np.clip(n_old - p_n, 0, r_n)
+    holds = has_p & (n_old > 0) & (n_old <= n) & (n_old >= p_n) & ~had & \
+        (p_bits + rbits[r_start + seen] - rbits[r_start] == head_old)
+    calm = np.zeros(len(sids), dtype=bool)
+    at = np.flatnonzero(holds)
+    calm[at] = past.quiet(kept.series[np.searchsorted(psids, sids[at])], rvalues, r_start[at],
+                          r_n[at], incremental.KAPPA, kw.get('penalty', changes.PENALTY),
+                          kw.get('min_size', changes.MIN_SIZE))
+    head = p_bits + rbits[r_start + r_n] - rbits[r_start]
+    cps_all = [[] for _ in sids]
+    again = np.zeros(len(sids), dtype=bool)
+    usable = np.ones(len(sids), dtype=bool)
+    need = np.flatnonzero(~calm)
+    values, starts = past.interleave(kept.values, p_start[need], p_n[need], rvalues,
+                                     r_start[need], r_n[need])
+    locs, _ = past.interleave(kept.locs, p_start[need], p_n[need], rlocs, r_start[need],
+                              r_n[need])
+    found, cps, redone, held, heads = _exact(values, locs, starts, n[need], sids[need],
+                                             [old[i] for i in need], kw)
+    for j, i in enumerate(need):
+        cps_all[i] = cps[j]
+    again[need], usable[need], head[need] = redone, held, heads
+    state = {'_sid': sids, 'cps': [json.dumps(c) for c in cps_all], 'n': n, 'head': head}
     tmp = state_path.with_name('state.parquet.tmp')
     pl.DataFrame(state, schema={'_sid': pl.UInt64, 'cps': pl.Utf8, 'n': pl.Int64,
                                 'head': pl.UInt64}).write_parquet(tmp)
     tmp.replace(state_path)
-    span = (d['time'].min(), d['time'].max()) if d.height else (None, None)
-    return found, int(again.sum()), k, [int(x) for x in sids[starts][~usable]], span
+    times = [x for x in (kept.series['first'].min() if kept.series.height else None,
+                         kept.series['last'].max() if kept.series.height else None,
+                         r['time'].min(), r['time'].max()) if x is not None]
+    span = (min(times), max(times)) if times else (None, None)
+    return found, int(again.sum()), len(sids), [int(x) for x in sids[~usable]], span, \
+        len(need)
 
 
 class ScanCopy:
@@ -217,17 +256,18 @@ class ScanCopy:
         cut = None if not stats or None in stats else chunked.month_of(max(stats))
         for p, t in zip(current, stats):
             files[p]['latest'] = t.isoformat() if t else None
-        found, again, nseries, self.fresh, spans = [], 0, 0, set(), []
-        for got, redone, n, fresh, span in run(segment_kept, parts, [kw] * len(parts),
-                                               [cut] * len(parts)):
+        found, again, nseries, self.fresh, spans, whole = [], 0, 0, set(), [], 0
+        for got, redone, n, fresh, span, read in run(segment_kept, parts, [kw] * len(parts),
+                                                     [cut] * len(parts)):
             found.extend(got)
             again += redone
+            whole += read
             nseries += n
             self.fresh.update(fresh)
             if span[0] is not None:
                 spans.append(span)
         self.manifest['last'] = {
-            'routed': len(changed), 'detected': again, 'series': nseries,
+            'routed': len(changed), 'detected': again, 'series': nseries, 'read': whole,
             'cut': cut.isoformat() if cut else None,
             'earliest': min(a for a, _ in spans).isoformat() if spans else None,
             'latest': max(b for _, b in spans).isoformat() if spans else None}

@@ -1,0 +1,307 @@
+'''A kept chunk's past, sorted once: a nightly scan reads of a quiet series what is new,
+not the runs it has already seen (issue 45).
+
+A kept chunk (:mod:`mdxbench.post.analysis.scancopy`) holds one routed file per source file
+and share. In a history partitioned by month (the local copy of Elasticsearch, the bench's
+store) every file but the current month's is the same night after night, yet the scan read
+and sorted every run of the chunk each night to screen each series' last segment: at a
+decade (100,000 series x 3,650 runs), 1.3 s a chunk, 113 s a night. So the runs of the
+chunk's files that end before ``cut`` (the first instant of the month of the newest run),
+*the past*, are sorted once and kept beside them:
+
+* ``past.runs``: their values and places (Arrow IPC, uncompressed: read through a memory
+  map, and only the series that need them);
+* ``past.parquet``: per series, where its runs start there and what the screen needs of
+  them (:func:`figures`), and the site's summary of them (``chunked.SUMMARY``);
+* ``past.json``: the cut and the routed files it was made of (size, modification time);
+  written last, and gone or stale means made again.
+
+The other files, *the recent* runs (all at or after the cut), are read and sorted each
+night: a series' runs are its past then its recent runs. A series with no change point
+whose state is whole then needs nothing more where the incremental screen
+(:func:`mdxbench.post.analysis.incremental.screen`: the largest single split of the whole
+series, in its run-to-run noise) provably stays under its limit. The screen's split gain at
+``t`` runs is ``C(t)² n / (t (n - t))`` with ``C`` the centred cumulative sum of all ``n``
+runs. Cuts among the last :data:`TAIL` runs of the past and among the recent runs are
+computed exactly (those past runs are kept). For a cut ``t`` deeper in the past, with ``p``
+past runs of mean ``m0`` and their own centred sum ``C0``, ``C(t) = C0(t) - t d``, ``d``
+the shift of the mean the recent runs make, and ``n / (n - t) <= p / (p - t)``; so the
+gain is at most ``H(d) = max_t (C0(t) - t d)² p / (t (p - t))``, a maximum of convex
+parabolas in ``d``, itself convex: on an interval of ``d`` at most its larger end. ``H``
+is kept on a grid of shifts (:data:`GRID`, in units of the past's noise over ``sqrt(p)``);
+a shift beyond it, a series with a change point, a state that does not match, or a bound
+at or above the limit has its runs gathered and goes through the scan's exact code, as
+before. The bound decides nothing: the change points are the same, a series is only spared
+a read whose answer is known.
+'''
+import json
+import os
+
+import numpy as np
+import polars as pl
+
+from mdxbench.post.analysis import changes, chunked
+
+#: the past's layout; another is made again
+VERSION = 1
+RUNS, SERIES, META = 'past.runs', 'past.parquet', 'past.json'
+#: the shifts of the mean at which each series' bound is kept, in units of its past's
+#: run-to-run noise over sqrt(p): q recent runs beside p shift it by about sqrt(q / p) of
+#: one (a month's 30 nights beside 365: 0.3; 8 beside 3,643: 0.05), finer near none
+GRID = np.array([-2, -1, -.75, -.5, -.35, -.2, -.1, -.05, -.02, 0, .02, .05, .1, .2, .35,
+                 .5, .75, 1, 2])
+#: the last runs of each series' past kept as values: cuts among them are computed exactly
+#: (the bound's weight p / (t (p - t)) overstates the true one most near the past's end;
+#: past the last TAIL runs, a month's shift costs the bound about q / TAIL noise units)
+TAIL = 64
+#: bounds are compared with the limit less this share (rounding on the safe side)
+MARGIN = 1e-6
+
+
+def ranges(starts, ns):
+    '''The positions ``starts[i] .. starts[i] + ns[i]`` of every ``i``, one after the other.'''
+    starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
+    total = int(ns.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(ns) - ns, ns)
+    return np.repeat(starts, ns) + offset
+
+
+def interleave(a, a_starts, a_ns, b, b_starts, b_ns):
+    '''Each series' runs of ``a`` then of ``b`` (arrays, the series at the starts and
+    lengths given): (the runs, where each series starts in them).'''
+    a_ns, b_ns = np.asarray(a_ns, dtype=np.int64), np.asarray(b_ns, dtype=np.int64)
+    ns = a_ns + b_ns
+    starts = np.cumsum(ns) - ns
+    out = np.empty(int(ns.sum()), dtype=np.result_type(a.dtype, b.dtype))
+    out[ranges(starts, a_ns)] = a[ranges(a_starts, a_ns)]
+    out[ranges(starts + a_ns, b_ns)] = b[ranges(b_starts, b_ns)]
+    return out, starts
+
+
+def figures(values, starts, ns, min_size=changes.MIN_SIZE):
+    '''Per series of a sorted past (``values`` laid out at ``starts``/``ns``, contiguous):
+    ``sum``, ``ssd`` (the sum of its squared successive differences), ``bits`` (the
+    wrapping sum of its values' bits, as the scan's state), ``tail`` (its last
+    :data:`TAIL` values), ``unit`` (its noise over sqrt(p)) and ``h`` (the bound ``H`` at
+    each shift of :data:`GRID` times ``unit``; 0 where no cut is left to bound).'''
+    values = np.asarray(values, dtype=float)
+    starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
+    k = len(ns)
+    seg = np.repeat(np.arange(k), ns)
+    total = np.add.reduceat(values, starts) if k else np.zeros(0)
+    d2 = np.zeros(len(values))
+    d2[:-1] = np.diff(values) ** 2
+    d2[starts + ns - 1] = 0.0
+    ssd = np.add.reduceat(d2, starts) if k else np.zeros(0)
+    bits = np.add.reduceat(values.view(np.uint64), starts, dtype=np.uint64) if k else \
+        np.zeros(0, dtype=np.uint64)
+    p = ns.astype(float)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        unit = np.sqrt(ssd / np.maximum(ns - 1, 1) / 2) / np.sqrt(p)
+    cs = np.cumsum(values - (total / p)[seg])
+    c0 = cs - np.concatenate([[0.0], cs])[starts][seg]
+    t = (np.arange(len(values)) - starts[seg] + 1).astype(float)
+    pp = p[seg]
+    region = np.flatnonzero((t >= min_size) & (t <= pp - TAIL))
+    h = np.zeros((k, len(GRID)))
+    if len(region):
+        # (C0 - t g u)^2 w = a + g (b + g c): three passes a shift, over the bounded cuts
+        t, c0, pp, u = t[region], c0[region], pp[region], unit[seg[region]]
+        w = pp / (t * (pp - t))
+        a, b, c = c0 * c0 * w, -2 * c0 * t * u * w, (t * u) ** 2 * w
+        has = np.unique(seg[region])
+        at = np.searchsorted(seg[region], has)
+        for j, g in enumerate(GRID):
+            h[has, j] = np.maximum.reduceat(a + g * (b + g * c), at)
+    last = ranges(starts + ns - np.minimum(ns, TAIL), np.minimum(ns, TAIL))
+    tails = np.split(values[last], np.cumsum(np.minimum(ns, TAIL))[:-1]) if k else []
+    return {'sum': total, 'ssd': ssd, 'bits': bits, 'unit': unit, 'h': list(h),
+            'tail': [list(x) for x in tails]}
+
+
+def _stamp(path):
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns]
+
+
+class Past:
+    '''The kept past of one chunk: ``series`` (its per-series frame, by series number),
+    ``values`` and ``locs`` (the runs, memory-mapped or in memory), ``files`` (the routed
+    files it was made of).'''
+    def __init__(self, series, values, locs, files):
+        self.series, self.values, self.locs, self.files = series, values, locs, files
+
+    @classmethod
+    def empty(cls):
+        schema = dict(FRAME, **{c: t for c, t in SUMMARY_SCHEMA.items()
+                                if c not in FRAME and c in chunked.SUMMARY})
+        return cls(pl.DataFrame(schema=schema), np.zeros(0), np.zeros(0, dtype=np.uint64), {})
+
+    @classmethod
+    def load(cls, part, cut):
+        '''The past kept in the chunk directory ``part`` if made at ``cut`` of routed
+        files that are all still there unchanged, else None.'''
+        import pyarrow as pa
+
+        try:
+            meta = json.loads((part / META).read_text())
+        except (OSError, ValueError):
+            return None
+        if meta.get('version') != VERSION or cut is None or meta.get('cut') != cut.isoformat():
+            return None
+        for name, stamp in meta['files'].items():
+            try:
+                if _stamp(part / name) != stamp:
+                    return None
+            except OSError:
+                return None
+        try:
+            table = pa.ipc.open_file(pa.memory_map(str(part / RUNS))).read_all()
+            series = pl.read_parquet(part / SERIES)
+        except (OSError, pa.ArrowInvalid):
+            return None
+        if table.num_rows != meta['rows']:
+            return None
+
+        def column(name):
+            col = table.column(name)
+            return col.chunk(0).to_numpy(zero_copy_only=True) if col.num_chunks == 1 else \
+                col.to_numpy()
+        return cls(series, column('value'), column('_loc'), meta['files'])
+
+    @classmethod
+    def make(cls, part, frame, files, cut):
+        '''Sort the runs ``frame`` (the routed files ``files``' runs, all before ``cut``),
+        keep them in ``part`` and return the past.'''
+        for name in (META, RUNS, SERIES):
+            (part / name).unlink(missing_ok=True)
+        d, sids, starts, ns = chunked.laid_out(frame)
+        if not d.height:
+            return cls.empty()
+        values = d['value'].to_numpy()
+        locs = d['_loc'].to_numpy()
+        series = pl.DataFrame({'_sid': sids[starts], 'start': starts.astype(np.int64),
+                               **figures(values, starts, ns)}, schema_overrides=FRAME)
+        series = series.join(chunked.summarize(d, cut).drop('cut'), on='_sid',
+                             maintain_order='left')
+        pl.DataFrame({'value': values, '_loc': locs}).rechunk().write_ipc(
+            part / RUNS, compression='uncompressed')
+        series.write_parquet(part / SERIES)
+        tmp = part / (META + '.tmp')
+        tmp.write_text(json.dumps({'version': VERSION, 'cut': cut.isoformat(),
+                                   'rows': d.height,
+                                   'files': {f.name: _stamp(f) for f in files}}))
+        tmp.replace(part / META)
+        return cls(series, values, locs, {f.name: _stamp(f) for f in files})
+
+
+#: the per-series frame's figure columns
+FRAME = {'_sid': pl.UInt64, 'start': pl.Int64, 'sum': pl.Float64, 'ssd': pl.Float64,
+         'bits': pl.UInt64, 'unit': pl.Float64, 'h': pl.List(pl.Float64),
+         'tail': pl.List(pl.Float64)}
+#: the site summary's columns' types (``chunked.SUMMARY``)
+SUMMARY_SCHEMA = {'_sid': pl.UInt64, 'n': pl.UInt32, 'first': pl.Datetime('us', 'UTC'),
+                  'last': pl.Datetime('us', 'UTC'), 'ref': pl.Float64, 'lower': pl.Float64,
+                  'upper': pl.Float64, '_n0': pl.UInt32, '_h': pl.UInt64,
+                  '_t': pl.Datetime('us', 'UTC')}
+
+
+def open_chunk(part, cut, columns):
+    '''(the chunk's past, its recent runs as one table, unsorted) of the chunk directory
+    ``part``: the kept past where it still holds and every other routed file's runs are at
+    or after ``cut``; else the past made again of the files whose runs all end before the
+    cut (none where a file of runs on both sides of the cut would interleave with it, or
+    without a cut).'''
+    paths = sorted(part.glob('*' + chunked.SUFFIX))
+    past = Past.load(part, cut)
+    if past is not None:
+        recent = chunked.read_chunk([p for p in paths if p.name not in past.files], columns)
+        if not recent.height or recent['time'].min() >= cut:
+            return past, recent
+    frames = [chunked.read_chunk([p], columns) for p in paths]
+    old = [i for i, f in enumerate(frames)
+           if cut is not None and f.height and f['time'].max() < cut]
+    if cut is None or any(f.height and f['time'].min() < cut
+                          for i, f in enumerate(frames) if i not in old):
+        old = []
+    for name in (META, RUNS, SERIES):
+        (part / name).unlink(missing_ok=True)
+    past = Past.make(part, pl.concat([frames[i] for i in old]), [paths[i] for i in old], cut) \
+        if old else Past.empty()
+    rest = [f for i, f in enumerate(frames) if i not in old]
+    recent = pl.concat(rest) if rest else chunked.read_chunk([], columns)
+    return past, recent
+
+
+def quiet(series, recent, r_start, r_n, kappa, penalty, min_size=changes.MIN_SIZE):
+    '''True for each series of the past frame ``series`` (its rows, each with its recent
+    runs at ``r_start``/``r_n`` in ``recent``) whose last segment, the whole series, provably
+    holds no split the incremental screen would call for: its largest single split saves
+    less than ``kappa`` x ``penalty`` x ln(n) in its run-to-run noise (see the module).'''
+    k = series.height
+    if not k:
+        return np.zeros(0, dtype=bool)
+    p = series['n'].to_numpy().astype(np.int64)
+    total, ssd, unit = (series[c].to_numpy() for c in ('sum', 'ssd', 'unit'))
+    h = series['h'].explode(empty_as_null=False).to_numpy().reshape(k, len(GRID))
+    a = np.minimum(p, TAIL)
+    tail = series['tail'].explode(empty_as_null=False).to_numpy().astype(float)
+    e, es = interleave(tail, np.cumsum(a) - a, a, np.asarray(recent, dtype=float), r_start, r_n)
+    m = a + np.asarray(r_n, dtype=np.int64)
+    n = p + np.asarray(r_n, dtype=np.int64)
+    seg = np.repeat(np.arange(k), m)
+    e_sum = np.add.reduceat(e, es)
+    tail_sum = np.add.reduceat(tail, np.cumsum(a) - a)
+    mean = (total - tail_sum + e_sum) / n
+    # the cut after each of e's runs: t runs; C(t) = S(t) - t mean, centred before summing
+    t = (p - a)[seg] + (np.arange(len(e)) - es[seg]) + 1.0
+    z = np.cumsum(e - mean[seg])
+    c = z - np.concatenate([[0.0], z])[es][seg] + ((total - tail_sum) - (p - a) * mean)[seg]
+    nn = n[seg].astype(float)
+    cut = (t >= min_size) & (nn - t >= min_size)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        gain = np.where(cut, c * c * nn / (t * (nn - t)), 0.0)
+        exact = np.maximum.reduceat(gain, es)
+        # the noise of all runs: the past's squared differences, then those from its last run
+        d2 = np.zeros(len(e))
+        d2[1:] = np.diff(e) ** 2
+        d2[es] = 0.0
+        d2[(np.arange(len(e)) - es[seg]) < a[seg]] = 0.0
+        noise2 = (ssd + np.add.reduceat(d2, es)) / np.maximum(n - 1, 1) / 2
+        r = (mean - total / p) / unit
+    deep = p - TAIL >= min_size                 # cuts deeper in the past, bounded by H
+    inside = (unit > 0) & np.isfinite(r) & (np.abs(r) <= GRID[-1])
+    j = np.clip(np.searchsorted(GRID, np.where(inside, r, 0.0), side='right') - 1, 0,
+                len(GRID) - 2)
+    rows = np.arange(k)
+    bound = np.where(deep, np.maximum(h[rows, j], h[rows, j + 1]), 0.0)
+    worst = np.maximum(exact, bound) * (1 + MARGIN)
+    limit = kappa * penalty * np.log(np.maximum(n, 2)) * (1 - MARGIN)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        ok = np.isfinite(worst) & np.isfinite(noise2) & (noise2 > 0) & \
+            (worst / noise2 < limit)
+    return ok & (inside | ~deep)
+
+
+def summary(series, recent, cut):
+    '''The site's summary (``chunked.SUMMARY``) of every series of the past frame
+    ``series`` and of the sorted recent runs ``recent`` (all at or after ``cut``), as
+    ``chunked.summarize`` gives it of all their runs.'''
+    rs = chunked.summarize(recent, cut).drop('cut')
+    ps = series.select(rs.columns)
+    if not ps.height:
+        return rs.with_columns(pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))
+    j = ps.join(rs, on='_sid', how='full', coalesce=True, suffix='_r')
+    seen = pl.col('n_r').is_not_null()
+    return j.select(
+        '_sid', (pl.col('n').fill_null(0) + pl.col('n_r').fill_null(0)).alias('n'),
+        pl.coalesce('first', 'first_r').alias('first'),
+        pl.coalesce('last_r', 'last').alias('last'),
+        *[pl.when(seen).then(pl.col(f'{c}_r')).otherwise(pl.col(c)).alias(c)
+          for c in ('ref', 'lower', 'upper')],
+        (pl.col('_n0').fill_null(0) + pl.col('_n0_r').fill_null(0)).alias('_n0'),
+        pl.coalesce('_h', '_h_r').alias('_h'),
+        pl.max_horizontal('_t', '_t_r').alias('_t')).sort('_sid').with_columns(
+        pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))

@@ -1,0 +1,150 @@
+'''A kept chunk's past (issue 45): the bound that spares a quiet series' past never spares
+one the scan's exact screen would detect again; the site's summary from the past and the
+recent runs is the one of all runs; a scan copy over monthly files reads the past of few
+series on the next night and finds what a scan from nothing finds; a month rewritten, or
+runs on both sides of the cut, make the past again or keep none (generated histories:
+test input for the statistics, not benchmark output).'''
+import datetime as dt
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+from mdxbench.post.analysis import changes, chunked, incremental, past, scan
+from mdxbench.post.analysis.scancopy import ScanCopy
+from mdxbench.post.bench import changes as bench_changes
+
+
+def _series(rng, k):
+    '''k generated series (past, recent): noise of several sizes, levels, drifts and steps
+    in the recent runs or late in the past, a few flat or one run long.'''
+    out = []
+    for i in range(k):
+        p, q = int(rng.integers(1, 800)), int(rng.integers(0, 40))
+        level, noise = rng.uniform(1, 1e4), rng.choice([1e-3, 0.01, 0.05])
+        x = level * (1 + noise * rng.standard_normal(p + q))
+        kind = i % 6
+        if kind == 1:                               # a step among the recent runs
+            x[p + q // 2:] *= 1 + rng.choice([-1, 1]) * rng.uniform(0.5, 4) * noise
+        elif kind == 2:                             # a step late in the past
+            x[max(0, p - int(rng.integers(1, 100))):] *= 1 + rng.uniform(0.5, 3) * noise
+        elif kind == 3:                             # a drift
+            x *= 1 + np.linspace(0, rng.uniform(0, 3) * noise, p + q)
+        elif kind == 4 and i % 12 == 4:
+            x[:] = level                            # flat
+        out.append((x[:p], x[p:]))
+    return out
+
+
+def _frame(parts):
+    '''The past frame of the series' past runs, as Past.make keeps it (figures only).'''
+    values = np.concatenate([a for a, _ in parts])
+    ns = np.array([len(a) for a, _ in parts], dtype=np.int64)
+    starts = np.cumsum(ns) - ns
+    return pl.DataFrame({'_sid': np.arange(len(parts), dtype=np.uint64), 'start': starts,
+                         'n': ns.astype(np.uint32), **past.figures(values, starts, ns)},
+                        schema_overrides=past.FRAME)
+
+
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_the_bound_never_spares_a_series_the_exact_screen_would_detect_again(seed):
+    rng = np.random.default_rng(seed)
+    parts = _series(rng, 600)
+    recent = np.concatenate([b for _, b in parts] + [np.zeros(0)])
+    r_n = np.array([len(b) for _, b in parts], dtype=np.int64)
+    spared = past.quiet(_frame(parts), recent, np.cumsum(r_n) - r_n, r_n, incremental.KAPPA,
+                        6.0)
+    whole = np.concatenate([np.concatenate([a, b]) for a, b in parts])
+    ns = np.array([len(a) + len(b) for a, b in parts], dtype=np.int64)
+    again = incremental.screen(whole, np.cumsum(ns) - ns, ns, np.zeros(len(ns), np.int64),
+                               6.0)
+    assert not (spared & again).any(), np.flatnonzero(spared & again)
+    # and it spares most of those the screen lets be: the quiet ones' reads are saved
+    assert spared.sum() >= 0.7 * (~again).sum(), (spared.sum(), (~again).sum())
+    assert again.sum() >= 50                # the steps are there to be caught
+
+
+def test_the_summary_of_past_and_recent_is_the_summary_of_all_runs(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 5000
+    t0 = dt.datetime(2025, 3, 1, tzinfo=dt.timezone.utc)
+    d = pl.DataFrame({'_sid': rng.integers(0, 50, n).astype(np.uint64),
+                      'time': [t0 + dt.timedelta(hours=int(h)) for h in rng.integers(0, 2000, n)],
+                      'value': rng.uniform(1, 2, n), '_loc': np.arange(n, dtype=np.uint64),
+                      'ref': rng.uniform(1, 2, n), 'lower': rng.uniform(-0.1, 0, n),
+                      'upper': rng.uniform(0, 0.1, n)},
+                     schema_overrides={'time': pl.Datetime('us', 'UTC')}).with_columns(
+        pl.when(pl.col('value') < 1.3).then(None).otherwise(pl.col('ref')).alias('ref'))
+    cut = dt.datetime(2025, 5, 1, tzinfo=dt.timezone.utc)
+    # series 45-49 only recent (new), series 7 only past (no new run), the others both
+    old = d.filter((pl.col('time') < cut) & (pl.col('_sid') < 45))
+    new = d.filter((pl.col('time') >= cut) & (pl.col('_sid') != 7))
+    kept = past.Past.make(tmp_path, old, [], cut)
+    assert (tmp_path / past.META).is_file()
+    got = past.summary(kept.series, chunked.laid_out(new)[0], cut)
+    want = chunked.summarize(chunked.laid_out(pl.concat([old, new]))[0], cut)
+    assert got.height == 50 and got.equals(want), (got, want)
+
+
+@pytest.fixture
+def months(tmp_path):
+    '''Ten months of 240 series (10% with a step) as monthly files, then two more nights
+    of the last month in files of their own (as the bench's store).'''
+    meta = bench_changes.real_meta()
+    store = tmp_path / 'store'
+    bench_changes.make_store(store, 240, 300, seed=8, share=0.1, meta=meta, chunk=80,
+                             start='2025-01-10T00:00:00', monthly=True)
+    nights = []
+    for k in range(2):
+        f = tmp_path / f'next-{k}.parquet'
+        bench_changes.make_store(f, 240, 300 + k + 1, seed=8, share=0.1, meta=meta, chunk=80,
+                                 first_run=300 + k, start='2025-01-10T00:00:00')
+        nights.append(f)
+    return sorted(store.glob('*.parquet')), nights
+
+
+def _same(a, b):
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True,
+                                                                      default=str)
+
+
+def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_finds(
+        months, tmp_path):
+    files, nights = months
+    keep = tmp_path / 'scan'
+    kw = dict(nproc=1, chunk_rows=20_000, keep=keep)
+    scan.find(files + nights[:1], **kw)
+    first = ScanCopy(keep).manifest['last']
+    pasts = sorted(keep.glob(f'*/{past.META}'))
+    assert len(pasts) == ScanCopy(keep).manifest['chunks'] >= 3
+    assert first['read'] == first['series'] == 240          # a first scan reads them all
+    got = scan.find(files + nights, **kw)
+    last = ScanCopy(keep).manifest['last']
+    assert _same(got, scan.find(files + nights, nproc=1, chunk_rows=20_000))
+    stepped = len({tuple(c[k] for k in changes.SERIES) for c in got})
+    # the series with a change point, and a few the bound could not spare
+    assert stepped <= last['read'] <= stepped + 24, (last, stepped)
+    made = [p.stat().st_mtime_ns for p in pasts]
+    assert [p.stat().st_mtime_ns for p in sorted(keep.glob(f'*/{past.META}'))] == made, \
+        'the past was made again'
+    # an old month written again: its chunks' past is made again, the answer the same
+    bench_changes.make_store(tmp_path / 'store', 240, 300, seed=9, share=0.1, chunk=80,
+                             start='2025-01-10T00:00:00', monthly=True)
+    got = scan.find(files + nights, **kw)
+    assert _same(got, scan.find(files + nights, nproc=1, chunk_rows=20_000))
+    assert ScanCopy(keep).manifest['last']['read'] == 240
+    assert all(a.stat().st_mtime_ns > b for a, b in zip(
+        sorted(keep.glob(f'*/{past.META}')), made))
+
+
+def test_runs_on_both_sides_of_the_cut_keep_no_past(tmp_path):
+    '''One file of the whole year (a perflog's copy): every run is recent, read each night.'''
+    f = tmp_path / 'year.parquet'
+    bench_changes.make_store(f, 120, 200, seed=4, share=0.1, chunk=60)
+    keep = tmp_path / 'scan'
+    got = scan.find([f], nproc=1, chunk_rows=10_000, keep=keep)
+    assert _same(got, scan.find([f], nproc=1, chunk_rows=10_000))
+    assert not list(keep.glob(f'*/{past.META}'))
+    got = scan.find([f], nproc=1, chunk_rows=10_000, keep=keep)
+    assert ScanCopy(keep).manifest['last']['read'] == 120
