@@ -27,6 +27,7 @@ records against 0.5 GiB at 3.65 M), reading row groups one by one did not (0.33 
 0.30 GiB).
 '''
 import concurrent.futures
+import json
 import multiprocessing
 import pathlib
 import tempfile
@@ -273,13 +274,60 @@ def read_chunk(paths, columns=None):
                      rechunk=False)
 
 
-def read_keys(part):
-    '''Each series' keys (``_sid`` and :data:`SERIES`) of the kept chunk ``part``.'''
-    paths = sorted(pathlib.Path(part).glob('*' + KEYS))
+#: a kept chunk's keys gathered from its routed files' ``.keys``: ``keys.cache`` (Arrow
+#: IPC) and ``keys.json`` (the files it holds, with their sizes and modification times)
+KEYS_CACHE, KEYS_META = 'keys.cache', 'keys.json'
+
+
+def _keys_files(part):
+    return {p.name: [p.stat().st_size, p.stat().st_mtime_ns]
+            for p in pathlib.Path(part).glob('*' + KEYS)}
+
+
+def _read_keys_files(paths):
     if not paths:
         return pl.DataFrame(schema={'_sid': pl.UInt64, **{k: pl.Utf8 for k in SERIES}})
     return pl.concat([pl.read_ipc(p, memory_map=False) for p in paths],
-                     how='vertical_relaxed').unique('_sid', keep='first')
+                     how='vertical_relaxed').unique('_sid', keep='first', maintain_order=True)
+
+
+def keep_keys(part):
+    '''Gather the kept chunk ``part``'s series keys into one file (by the scan, which owns
+    the chunk): the files gathered before and unchanged are not read again, only the new
+    ones; a changed or removed one has them all read again.'''
+    part = pathlib.Path(part)
+    now = _keys_files(part)
+    try:
+        held = json.loads((part / KEYS_META).read_text())
+        cached = pl.read_ipc(part / KEYS_CACHE, memory_map=False)
+    except (OSError, ValueError, pl.exceptions.PolarsError):
+        held, cached = {}, None
+    if cached is None or any(now.get(name) != stamp for name, stamp in held.items()):
+        held, cached = {}, None
+    new = sorted(name for name in now if name not in held)
+    if not new and cached is not None:
+        return
+    parts = [cached] if cached is not None else []
+    keys = pl.concat(parts + [_read_keys_files([part / n for n in new])],
+                     how='vertical_relaxed').unique('_sid', keep='first', maintain_order=True)
+    (part / KEYS_META).unlink(missing_ok=True)
+    keys.write_ipc(part / KEYS_CACHE)
+    tmp = part / (KEYS_META + '.tmp')
+    tmp.write_text(json.dumps({n: now[n] for n in (*held, *new)}))
+    tmp.replace(part / KEYS_META)
+
+
+def read_keys(part):
+    '''Each series' keys (``_sid`` and :data:`SERIES`) of the kept chunk ``part``: its
+    gathered keys where they hold every ``.keys`` file as it is, else every file read.'''
+    part = pathlib.Path(part)
+    now = _keys_files(part)
+    try:
+        if json.loads((part / KEYS_META).read_text()) == now and now:
+            return pl.read_ipc(part / KEYS_CACHE, memory_map=False)
+    except (OSError, ValueError, pl.exceptions.PolarsError):
+        pass
+    return _read_keys_files(sorted(part / n for n in now))
 
 
 def segment_part(part, kw):

@@ -15,8 +15,11 @@ chunk and per share of a source file, with:
   time, value and place, what the site draws (result, job, nodes, reference): the site,
   the sensitivity and the report read the history from here, a chunk at a time
   (:mod:`mdxbench.post.analysis.kept`, :mod:`mdxbench.post.site.kept`);
-* ``<chunk>/summary.parquet``: what the trend pages know each series by (:data:`mdxbench.post.analysis.chunked.SUMMARY`),
-  made while the chunk is segmented.
+* ``<chunk>/summary.parquet``: what the trend pages know each series by
+  (:data:`mdxbench.post.analysis.chunked.SUMMARY`), made while the chunk is segmented;
+* ``<chunk>/past.*``: the chunk's runs before the month of the newest run, sorted once
+  (:mod:`mdxbench.post.analysis.past`): a night reads the current month's runs, and a
+  series' past only where it has a change point or a bound cannot keep it quiet.
 
 A scan routes only the source files that are new or changed (a history copy's partition
 that was extended: in a nightly cycle, the current month's), drops the chunks' files of
@@ -94,6 +97,7 @@ def segment_kept(part, kw, cut=None):
     changed or that are new, the times of its earliest and latest runs or Nones, the
     series whose runs were read whole).'''
     part = pathlib.Path(part)
+    chunked.keep_keys(part)
     state_path = part / 'state.parquet'
     before = {}
     if state_path.exists():

@@ -126,6 +126,7 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     # the series with a change point, and a few the bound could not spare
     assert stepped <= last['read'] <= stepped + 24, (last, stepped)
     made = [p.stat().st_mtime_ns for p in pasts]
+    _keys_are_gathered(keep)
     assert [p.stat().st_mtime_ns for p in sorted(keep.glob(f'*/{past.META}'))] == made, \
         'the past was made again'
     # an old month written again: its chunks' past is made again, the answer the same
@@ -134,8 +135,20 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     got = scan.find(files + nights, **kw)
     assert _same(got, scan.find(files + nights, nproc=1, chunk_rows=20_000))
     assert ScanCopy(keep).manifest['last']['read'] == 240
+    _keys_are_gathered(keep)
     assert all(a.stat().st_mtime_ns > b for a, b in zip(
         sorted(keep.glob(f'*/{past.META}')), made))
+
+
+def _keys_are_gathered(keep):
+    '''Each chunk's gathered keys hold every ``.keys`` file as it is now, and are what
+    reading them all gives.'''
+    for part in ScanCopy(keep).parts():
+        files = sorted(part.glob('*' + chunked.KEYS))
+        assert sorted(json.loads((part / chunked.KEYS_META).read_text())) == \
+            [f.name for f in files]
+        every = pl.concat([pl.read_ipc(f) for f in files]).unique('_sid').sort('_sid')
+        assert chunked.read_keys(part).sort('_sid').equals(every)
 
 
 def test_runs_on_both_sides_of_the_cut_keep_no_past(tmp_path):
