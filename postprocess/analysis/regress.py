@@ -16,6 +16,26 @@ from mdxbench.post.analysis.stats import SIGMA_PER_MAD, median_mad
 KEYS = ['system', 'partition', 'check', 'perf_var', 'unit', 'better']
 
 
+def latest_runs(paths, cut=None, baseline_runs=10, latest_runs=3):
+    '''Of each series in the Parquet files ``paths`` the runs :func:`compare` reads (its
+    latest runs and its baseline's; ``cut`` as there), read a row group at a time
+    (:mod:`mdxbench.post.store.rowgroups`): a records table of a few runs per series.'''
+    from mdxbench.post.store import rowgroups
+
+    valued = pl.col('value').is_not_null()
+    if cut is None:
+        return rowgroups.latest(paths, KEYS, baseline_runs + latest_runs, valued)
+    if isinstance(cut, dict):
+        at = pl.col('system').replace_strict(
+            {s: t for s, t in cut.items()}, default=None, return_dtype=pl.Datetime('us', 'UTC'))
+    else:
+        at = pl.lit(cut).cast(pl.Datetime('us', 'UTC'))
+    after, before = valued & (pl.col('time') >= at), valued & (pl.col('time') < at)
+    return pl.concat([rowgroups.latest(paths, KEYS, latest_runs, after),
+                      rowgroups.latest(paths, KEYS, baseline_runs, before)],
+                     how='vertical_relaxed')
+
+
 def compare(df, cut=None, baseline_runs=10, latest_runs=3, min_effect=0.05, z=3.0,
             min_baseline=3):
     '''A table with one row per series: baseline and latest medians, MAD, effect, robust z,

@@ -42,7 +42,7 @@ def real_meta():
 
 
 def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, first_run=0,
-               start='2025-01-01T00:00:00', monthly=False):
+               start='2025-01-01T00:00:00', monthly=False, span=None):
     '''The synthetic store: one Parquet file written ``chunk`` series at a time (one row
     group each, so its writer's memory does not grow with the series), built with NumPy (no
     per-record Python); every record carries ``meta`` (the real provenance of
@@ -52,14 +52,22 @@ def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, f
     series given a 10% step. ``monthly``: ``path`` is a directory, one file per month
     (``<yyyy-mm>.parquet``, as the local copy of Elasticsearch keeps a system's records),
     a row group per month and ``chunk`` series; the same records as one file of the same
-    ``chunk``.'''
+    ``chunk``. ``span``: the runs whose middle half the steps are placed in (default
+    ``runs``); a later file gives its store's, so that its series step where the store's
+    did: drawn over another span, NumPy's bounded integers take other draws from the
+    generator, and another 1% of the series stepped in every night's file. A later file's
+    noise is drawn from a generator of its own (``seed`` and ``first_run``): from the
+    store's, every night's file held the same values, and a week of nights the same value
+    eight times, a step the detector rightly found.'''
     import polars as pl
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
     centers = rng.uniform(10, 1000, nseries)
-    step_at = rng.integers(runs // 4, 3 * runs // 4, nseries)
+    span = span or runs
+    step_at = rng.integers(span // 4, 3 * span // 4, nseries)
     stepped = rng.random(nseries) < share
+    noise = np.random.default_rng([seed, first_run]) if first_run else rng
     systems = np.array(['mdx2', 'laurel', 'aws-pcluster', 'local'])
     nodes = np.array([f'node{i:04d}' for i in range(1000)])
     t0 = np.datetime64(start, 'us')
@@ -70,7 +78,7 @@ def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, f
             n = (hi - lo) * (runs - first_run)
             sid = np.repeat(np.arange(lo, hi), runs - first_run)
             run = np.tile(np.arange(first_run, runs), hi - lo)
-            vals = centers[sid] * (1 + 0.02 * rng.standard_normal(n))
+            vals = centers[sid] * (1 + 0.02 * noise.standard_normal(n))
             vals = np.where(stepped[sid] & (run >= step_at[sid]), vals * 0.9, vals)
             times = t0 + (run * 86400 + sid % 3600).astype('timedelta64[s]')
             df = pl.DataFrame({

@@ -225,7 +225,7 @@ def _scale(work, series, runs, compare=False, kept=None, mde_budget=0.0):
     k = len(nights)
     nxt = root / f'next-{k}.parquet'
     bench_changes.make_store(nxt, series, runs + k + 1, meta=bench_changes.real_meta(),
-                             first_run=runs + k, start=START, chunk=CHUNK)
+                             first_run=runs + k, start=START, chunk=CHUNK, span=runs)
     paths = [*_months(store), *nights, nxt]
     nightly = _child(paths, 'files', keep, cps, state)
     nightly_site = _site(keep, cps, state, site, mde_budget)

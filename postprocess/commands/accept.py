@@ -61,7 +61,8 @@ def run(args):
         return 0
     out = accept.new_out_dir(args.out)
     seq = None if args.no_suspects else accept.sequential(
-        args.alpha, args.beta, args.max_extra_jobs, args.history, args.history_es)
+        args.alpha, args.beta, args.max_extra_jobs, args.history, args.history_es,
+        plan.system, plan.partition)
     res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
                      args.retests, sequential=seq)
     print(f'mdxbench accept: {res.jobs} jobs for {len(plan.testable)} nodes, at most '

@@ -22,11 +22,18 @@ def add_arguments(p):
 
 
 def run(args):
-    df = options.load(args)
+    import polars as pl
+
+    from mdxbench.post.store import rowgroups
+
+    where = pl.lit(True)
     if args.system:
-        df = df.filter(df['system'] == args.system)
+        where &= pl.col('system') == args.system
     if args.partition:
-        df = df.filter(df['partition'] == args.partition)
+        where &= pl.col('partition') == args.partition
+    # each node's latest run of each check, read a row group at a time (what judge reads)
+    df = rowgroups.latest(options.files(args, args.system), verdicts.LATEST, 1, where,
+                          verdicts.acceptance_records)
     states = {} if args.no_slurm else verdicts.slurm_nodes(args.slurm_partition or args.partition)
     found = verdicts.judge(df, states, **options.outlier_rule(args))
     print(text.node_verdicts(found))

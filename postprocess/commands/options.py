@@ -37,6 +37,18 @@ def outlier_rule(args):
     return {'z': args.z, 'min_effect': args.min_effect, 'gross': args.gross}
 
 
+def files(args, system=None):
+    '''The Parquet files of the history the options of :func:`source` name
+    (:func:`mdxbench.post.store.source.files`: the one way in, whatever the source), read
+    a row group at a time by the commands that need a few runs per series; unreadable
+    perflog lines are reported on standard error.'''
+    found, errors = history_source.files(args.paths, args.from_es, args.parquet, args.es_url,
+                                         system)
+    if errors:
+        print(text.lines(errors), file=sys.stderr)
+    return found
+
+
 def load(args):
     '''The records table from the options of :func:`source`; unreadable lines are reported
     on standard error.'''

@@ -23,9 +23,18 @@ def add_arguments(p):
 
 
 def run(args):
-    df = options.load(args)
+    import polars as pl
+
+    from mdxbench.post.store import rowgroups
+
+    since = options.since(args.since)
+    # the system's records since the time only, read a row group at a time
+    where = pl.col('system') == args.system
+    if since is not None:
+        where &= pl.col('time') >= since
+    df = rowgroups.select(options.files(args, args.system), where)
     out = args.out or references.reference_dir() / f'measured-{args.system}.yaml'
-    entries, notes = proposals.propose(df, args.system, since=options.since(args.since))
+    entries, notes = proposals.propose(df, args.system, since=since)
     new, old, kept = proposals.merge(entries, out, args.reference_dir)
     if notes:
         print(text.lines(notes, prefix='no proposal: '))

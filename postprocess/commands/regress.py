@@ -27,8 +27,9 @@ def add_arguments(p):
 
 
 def run(args):
-    df = options.load(args)
     cut = events.cut_for(args.since_event) if args.since_event else options.since(args.since)
+    # of each series only the runs it compares, read a row group at a time
+    df = regress.latest_runs(options.files(args), cut, args.baseline_runs, args.latest_runs)
     table = regress.compare(df, cut, baseline_runs=args.baseline_runs,
                             latest_runs=args.latest_runs, min_effect=args.min_effect, z=args.z)
     counts = regress.counts(table)

@@ -83,16 +83,28 @@ class Sequential:
     history: object = None
 
 
-def sequential(alpha, beta, max_extra_jobs, history_paths=(), history_es=False):
+def sequential(alpha, beta, max_extra_jobs, history_paths=(), history_es=False, system=None,
+               partition=None):
     '''The :class:`Sequential` of ``accept``'s options, with the earlier records read from
-    perflog paths or a Parquet export (``history_paths``) or Elasticsearch; unreadable
-    lines are reported on standard error.'''
+    perflog paths or a Parquet export (``history_paths``) or Elasticsearch: the acceptance
+    runs of ``system``'s ``partition`` only, read a row group at a time; unreadable lines
+    are reported on standard error.'''
+    import polars as pl
+
+    from mdxbench.post.store import rowgroups
+
     history = None
     if history_paths or history_es:
         parquet = next((h for h in history_paths if str(h).endswith('.parquet')), None)
-        history, errors = source.read(list(history_paths), history_es, parquet)
+        files, errors = source.files(list(history_paths), history_es, parquet, system=system)
         for e in errors:
             print(e, file=sys.stderr)
+        where = pl.lit(True)
+        if system:
+            where &= pl.col('system') == system
+        if partition:
+            where &= pl.col('partition') == partition
+        history = rowgroups.select(files, where, _verdicts.acceptance_records)
     return Sequential(alpha, beta, max_extra_jobs, history)
 
 

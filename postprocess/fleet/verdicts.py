@@ -40,6 +40,10 @@ def slurm_nodes(partition=None):
     return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
 
 
+#: what a node's latest run is the latest of (the check without the per-node parameter)
+LATEST = ['nodes', 'check', 'perf_var', 'unit', 'better']
+
+
 def acceptance_records(df):
     '''The acceptance records of one node each, the check named without the per-node
     parameter ReFrame's --distribute adds (the same case on every node).'''
@@ -73,7 +77,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
     # the latest run of each (node, check, perf var); a run that failed before it measured
     # (no value: sanity, e.g. a conformance mismatch, or the job) fails the node with the
     # reason the check gave (meta.failure)
-    acc = acc.sort('time').group_by(['nodes', 'check', 'perf_var', 'unit', 'better']).agg(
+    acc = acc.sort('time').group_by(LATEST).agg(
         pl.col('value').last(), pl.col('result').last(), pl.col('time').last(),
         pl.col('meta').last())
     # (a record without a value is a run that failed before its performance was judged)

@@ -99,7 +99,7 @@ def months(tmp_path):
     for k in range(2):
         f = tmp_path / f'next-{k}.parquet'
         bench_changes.make_store(f, 240, 300 + k + 1, seed=8, share=0.1, meta=meta, chunk=80,
-                                 first_run=300 + k, start='2025-01-10T00:00:00')
+                                 first_run=300 + k, start='2025-01-10T00:00:00', span=300)
         nights.append(f)
     return sorted(store.glob('*.parquet')), nights
 

@@ -25,7 +25,7 @@ def nights(tmp_path):
     bench_changes.make_store(first, 300, 120, seed=5, share=0.1, meta=meta, chunk=100)
     more = tmp_path / 'history' / 'b.parquet'
     bench_changes.make_store(more, 300, 125, seed=5, share=0.1, meta=meta, chunk=100,
-                             first_run=120)
+                             first_run=120, span=120)
     return first, more
 
 

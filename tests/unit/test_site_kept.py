@@ -91,7 +91,7 @@ def test_the_kept_site_is_the_tables_site_first_and_next_night(tmp_path):
     digests = json.loads((tmp_path / 'kept' / 'report' / 'trends' / trends.DIGESTS).read_text())
     stamps = _series_stamps(tmp_path / 'kept')
     nxt = tmp_path / 'next.parquet'
-    bench_changes.make_store(nxt, SERIES, RUNS + 1, share=0.2, first_run=RUNS,
+    bench_changes.make_store(nxt, SERIES, RUNS + 1, share=0.2, first_run=RUNS, span=RUNS,
                              start='2025-01-10T00:00:00')
     cache = ({sensitivity.key_of(e): e for e in sens_t}, {sensitivity.key_of(e): e for e in sens_k})
     (df, cps_t, sens_t), (hist, cps_k, sens_k) = _cycle(files + [nxt], tmp_path, cache)
