@@ -291,18 +291,27 @@ def _read_keys_files(paths):
                      how='vertical_relaxed').unique('_sid', keep='first', maintain_order=True)
 
 
-def keep_keys(part):
+def keep_keys(part, fresh=None):
     '''Gather the kept chunk ``part``'s series keys into one file (by the scan, which owns
     the chunk): the files gathered before and unchanged are not read again, only the new
-    ones; a changed or removed one has them all read again.'''
+    ones; a changed or removed one has them all read again. ``fresh``: the ids of the
+    source files the scan routed again (``<id>-<share>.keys``): then no file is looked at
+    but the directory; else each one's size and modification time are.'''
     part = pathlib.Path(part)
-    now = _keys_files(part)
+    if fresh is None:
+        now = _keys_files(part)
+    else:
+        now = {p.name: None for p in part.glob('*' + KEYS)}
     try:
         held = json.loads((part / KEYS_META).read_text())
         cached = pl.read_ipc(part / KEYS_CACHE, memory_map=False)
     except (OSError, ValueError, pl.exceptions.PolarsError):
         held, cached = {}, None
-    if cached is None or any(now.get(name) != stamp for name, stamp in held.items()):
+    if fresh is None:
+        stale = any(now.get(name) != stamp for name, stamp in held.items())
+    else:
+        stale = any(name not in now or name.split('-')[0] in fresh for name in held)
+    if cached is None or stale:
         held, cached = {}, None
     new = sorted(name for name in now if name not in held)
     if not new and cached is not None:
@@ -312,8 +321,9 @@ def keep_keys(part):
                      how='vertical_relaxed').unique('_sid', keep='first', maintain_order=True)
     (part / KEYS_META).unlink(missing_ok=True)
     keys.write_ipc(part / KEYS_CACHE)
+    stamps = _keys_files(part)
     tmp = part / (KEYS_META + '.tmp')
-    tmp.write_text(json.dumps({n: now[n] for n in (*held, *new)}))
+    tmp.write_text(json.dumps({n: stamps[n] for n in (*held, *new)}))
     tmp.replace(part / KEYS_META)
 
 

@@ -42,8 +42,8 @@ import polars as pl
 
 from mdxbench.post.analysis import changes, chunked
 
-#: the past's layout; another is made again
-VERSION = 1
+#: the past's layout; another is made again (1: its runs in several record batches)
+VERSION = 2
 RUNS, SERIES, META = 'past.runs', 'past.parquet', 'past.json'
 #: the shifts of the mean at which each series' bound is kept, in units of its past's
 #: run-to-run noise over sqrt(p): q recent runs beside p shift it by about sqrt(q / p) of
@@ -140,9 +140,12 @@ class Past:
         return cls(pl.DataFrame(schema=schema), np.zeros(0), np.zeros(0, dtype=np.uint64), {})
 
     @classmethod
-    def load(cls, part, cut):
+    def load(cls, part, cut, present=None, fresh=None):
         '''The past kept in the chunk directory ``part`` if made at ``cut`` of routed
-        files that are all still there unchanged, else None.'''
+        files that are all still there unchanged, else None. The scan that owns the chunk
+        says which files are there (``present``, their names) and which of them it routed
+        again (``fresh``, the ids of their source files: ``<id>-<share>.arrow``): no file is
+        looked at then; else each one's size and modification time are.'''
         import pyarrow as pa
 
         try:
@@ -151,12 +154,17 @@ class Past:
             return None
         if meta.get('version') != VERSION or cut is None or meta.get('cut') != cut.isoformat():
             return None
-        for name, stamp in meta['files'].items():
-            try:
-                if _stamp(part / name) != stamp:
-                    return None
-            except OSError:
+        if present is not None and fresh is not None:
+            if any(name not in present or name.split('-')[0] in fresh
+                   for name in meta['files']):
                 return None
+        else:
+            for name, stamp in meta['files'].items():
+                try:
+                    if _stamp(part / name) != stamp:
+                        return None
+                except OSError:
+                    return None
         try:
             table = pa.ipc.open_file(pa.memory_map(str(part / RUNS))).read_all()
             series = pl.read_parquet(part / SERIES)
@@ -175,6 +183,8 @@ class Past:
     def make(cls, part, frame, files, cut):
         '''Sort the runs ``frame`` (the routed files ``files``' runs, all before ``cut``),
         keep them in ``part`` and return the past.'''
+        import pyarrow as pa
+
         for name in (META, RUNS, SERIES):
             (part / name).unlink(missing_ok=True)
         d, sids, starts, ns = chunked.laid_out(frame)
@@ -186,8 +196,10 @@ class Past:
                                **figures(values, starts, ns)}, schema_overrides=FRAME)
         series = series.join(chunked.summarize(d, cut).drop('cut'), on='_sid',
                              maintain_order='left')
-        pl.DataFrame({'value': values, '_loc': locs}).rechunk().write_ipc(
-            part / RUNS, compression='uncompressed')
+        # one record batch: a column of several would be copied whole to be read
+        batch = pa.record_batch([pa.array(values), pa.array(locs)], names=['value', '_loc'])
+        with pa.ipc.new_file(str(part / RUNS), batch.schema) as writer:
+            writer.write_batch(batch)
         series.write_parquet(part / SERIES)
         tmp = part / (META + '.tmp')
         tmp.write_text(json.dumps({'version': VERSION, 'cut': cut.isoformat(),
@@ -208,14 +220,15 @@ SUMMARY_SCHEMA = {'_sid': pl.UInt64, 'n': pl.UInt32, 'first': pl.Datetime('us', 
                   '_t': pl.Datetime('us', 'UTC')}
 
 
-def open_chunk(part, cut, columns):
+def open_chunk(part, cut, columns, fresh=None):
     '''(the chunk's past, its recent runs as one table, unsorted) of the chunk directory
     ``part``: the kept past where it still holds and every other routed file's runs are at
     or after ``cut``; else the past made again of the files whose runs all end before the
     cut (none where a file of runs on both sides of the cut would interleave with it, or
-    without a cut).'''
+    without a cut). ``fresh``: the ids of the source files the scan routed again
+    (:meth:`Past.load`).'''
     paths = sorted(part.glob('*' + chunked.SUFFIX))
-    past = Past.load(part, cut)
+    past = Past.load(part, cut, {p.name for p in paths}, fresh)
     if past is not None:
         recent = chunked.read_chunk([p for p in paths if p.name not in past.files], columns)
         if not recent.height or recent['time'].min() >= cut:

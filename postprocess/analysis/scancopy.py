@@ -88,16 +88,18 @@ def _exact(values, locs, starts, ns, sids, old, kw):
     return found, cps_all, again, usable, bits[starts + ns] - bits[starts]
 
 
-def segment_kept(part, kw, cut=None):
+def segment_kept(part, kw, cut=None, fresh=None):
     ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
     change points updated from those of its state; the state rewritten, and with ``cut``
     the site's ``chunked.SUMMARY`` of its series. The runs before ``cut`` are read from the
     chunk's kept past (:mod:`mdxbench.post.analysis.past`) only for the series that need
-    them. (found, series detected again, series, the series numbers whose earlier runs
-    changed or that are new, the times of its earliest and latest runs or Nones, the
-    series whose runs were read whole).'''
+    them; ``fresh``: the ids of the source files this scan routed again (their routed
+    files are new; the others unchanged: none is looked at). (found, series detected
+    again, series, the series numbers whose earlier runs changed or that are new, the
+    times of its earliest and latest runs or Nones, the series whose runs were read
+    whole).'''
     part = pathlib.Path(part)
-    chunked.keep_keys(part)
+    chunked.keep_keys(part, fresh)
     state_path = part / 'state.parquet'
     before = {}
     if state_path.exists():
@@ -105,7 +107,7 @@ def segment_kept(part, kw, cut=None):
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
     kept, recent = past.open_chunk(part, cut, list(chunked.CHUNK_SCHEMA) +
-                                   (['ref', 'lower', 'upper'] if cut is not None else []))
+                                   (['ref', 'lower', 'upper'] if cut is not None else []), fresh)
     r, rsids, rstarts, rns = chunked.laid_out(recent)
     if cut is not None:
         tmp = part / 'summary.parquet.tmp'
@@ -261,8 +263,10 @@ class ScanCopy:
         for p, t in zip(current, stats):
             files[p]['latest'] = t.isoformat() if t else None
         found, again, nseries, self.fresh, spans, whole = [], 0, 0, set(), [], 0
+        routed = {files[p]['id'] for p in changed}
         for got, redone, n, fresh, span, read in run(segment_kept, parts, [kw] * len(parts),
-                                                     [cut] * len(parts)):
+                                                     [cut] * len(parts),
+                                                     [routed] * len(parts)):
             found.extend(got)
             again += redone
             whole += read

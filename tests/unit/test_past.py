@@ -8,6 +8,7 @@ import datetime as dt
 import json
 
 import numpy as np
+import pyarrow as pa
 import polars as pl
 import pytest
 
@@ -119,6 +120,9 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     pasts = sorted(keep.glob(f'*/{past.META}'))
     assert len(pasts) == ScanCopy(keep).manifest['chunks'] >= 3
     assert first['read'] == first['series'] == 240          # a first scan reads them all
+    # one record batch each: read through a memory map, not copied
+    assert all(pa.ipc.open_file(pa.memory_map(str(p.with_name(past.RUNS))))
+               .num_record_batches == 1 for p in pasts)
     got = scan.find(files + nights, **kw)
     last = ScanCopy(keep).manifest['last']
     assert _same(got, scan.find(files + nights, nproc=1, chunk_rows=20_000))
