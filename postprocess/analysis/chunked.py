@@ -329,15 +329,49 @@ def keep_keys(part, fresh=None):
 
 def read_keys(part):
     '''Each series' keys (``_sid`` and :data:`SERIES`) of the kept chunk ``part``: its
-    gathered keys where they hold every ``.keys`` file as it is, else every file read.'''
+    gathered keys where they hold every ``.keys`` file there (the scan gathers them each
+    time it segments the chunk), else every file read.'''
     part = pathlib.Path(part)
-    now = _keys_files(part)
+    now = sorted(p.name for p in part.glob('*' + KEYS))
     try:
-        if json.loads((part / KEYS_META).read_text()) == now and now:
+        if now and sorted(json.loads((part / KEYS_META).read_text())) == now:
             return pl.read_ipc(part / KEYS_CACHE, memory_map=False)
     except (OSError, ValueError, pl.exceptions.PolarsError):
         pass
-    return _read_keys_files(sorted(part / n for n in now))
+    return _read_keys_files([part / n for n in now])
+
+
+#: a kept chunk's runs from the cut on (the trend pages' latest month), sorted, with the
+#: site's columns, written by the scan (:func:`keep_latest`); the cut in its metadata
+LATEST = 'latest.arrow.site'
+
+
+def keep_latest(part, runs, cut):
+    '''Keep the runs ``runs`` (the chunk's, from ``cut`` on, sorted by series, time and
+    value) for the site.'''
+    import pyarrow as pa
+
+    table = runs.select('_sid', 'time', 'value', *SITE).to_arrow()
+    table = table.replace_schema_metadata({'cut': cut.isoformat()})
+    tmp = pathlib.Path(part) / (LATEST + '.tmp')
+    with pa.ipc.new_file(str(tmp), table.schema) as writer:
+        writer.write_table(table)
+    tmp.replace(pathlib.Path(part) / LATEST)
+
+
+def read_latest(part, cut):
+    '''The runs the scan kept for the site of the chunk ``part`` (:func:`keep_latest`) if
+    kept for ``cut``, else None.'''
+    import pyarrow as pa
+
+    try:
+        with pa.memory_map(str(pathlib.Path(part) / LATEST)) as source:
+            table = pa.ipc.open_file(source).read_all()
+    except (OSError, pa.ArrowInvalid):
+        return None
+    if (table.schema.metadata or {}).get(b'cut') != cut.isoformat().encode():
+        return None
+    return pl.from_arrow(table)
 
 
 def segment_part(part, kw):

@@ -107,12 +107,14 @@ def segment_kept(part, kw, cut=None, fresh=None):
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
     kept, recent = past.open_chunk(part, cut, list(chunked.CHUNK_SCHEMA) +
-                                   (['ref', 'lower', 'upper'] if cut is not None else []), fresh)
+                                   (list(chunked.SITE) if cut is not None else []), fresh)
     r, rsids, rstarts, rns = chunked.laid_out(recent)
     if cut is not None:
         tmp = part / 'summary.parquet.tmp'
         past.summary(kept.series, r, cut).write_parquet(tmp)
         tmp.replace(part / 'summary.parquet')
+        # the runs the trend pages draw as the latest month, for the site: one file
+        chunked.keep_latest(part, r.filter(pl.col('time') >= cut), cut)
     # every series of the chunk: its past (p runs) then its recent runs
     psids = kept.series['_sid'].to_numpy()
     sids = np.union1d(psids, rsids[rstarts]).astype(np.uint64)

@@ -149,9 +149,13 @@ def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunk
         for sid, at in need.items():
             ident, _, extras = rows[at][4]
             rows[at][4] = (ident, pts.get(sid, 'null'), extras)
-    recent_files = [f for f in files if f.name.split('-')[0] in recent_ids]
-    d = chunked.read_chunk(recent_files, cols).filter(pl.col('time') >= cut)
-    recent = trends._points(d.sort(['_sid', 'time', 'value']))
+    # the latest month as the scan kept it this cycle, else from the chunk's files
+    d = chunked.read_latest(part, cut)
+    if d is None:
+        recent_files = [f for f in files if f.name.split('-')[0] in recent_ids]
+        d = chunked.read_chunk(recent_files, cols).filter(pl.col('time') >= cut) \
+            .sort(['_sid', 'time', 'value'])
+    recent = trends._points(d)
 
     def items():
         for row, key, ident, known, text in rows:

@@ -131,6 +131,7 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     assert stepped <= last['read'] <= stepped + 24, (last, stepped)
     made = [p.stat().st_mtime_ns for p in pasts]
     _keys_are_gathered(keep)
+    _latest_is_kept(keep)
     assert [p.stat().st_mtime_ns for p in sorted(keep.glob(f'*/{past.META}'))] == made, \
         'the past was made again'
     # an old month written again: its chunks' past is made again, the answer the same
@@ -142,6 +143,20 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     _keys_are_gathered(keep)
     assert all(a.stat().st_mtime_ns > b for a, b in zip(
         sorted(keep.glob(f'*/{past.META}')), made))
+
+
+def _latest_is_kept(keep):
+    '''Each chunk's latest month, kept by the scan for the site, is its files' runs from
+    the cut on.'''
+    copy = ScanCopy(keep)
+    cut = dt.datetime.fromisoformat(copy.manifest['last']['cut'])
+    for part in copy.parts():
+        cols = ['_sid', 'time', 'value', *chunked.SITE]
+        want = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), cols) \
+            .filter(pl.col('time') >= cut).sort(['_sid', 'time', 'value'])
+        got = chunked.read_latest(part, cut)
+        assert got is not None and got.height and got.equals(want)
+        assert chunked.read_latest(part, cut - dt.timedelta(days=31)) is None
 
 
 def _keys_are_gathered(keep):
