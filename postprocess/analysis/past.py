@@ -129,9 +129,10 @@ def _stamp(path):
 class Past:
     '''The kept past of one chunk: ``series`` (its per-series frame, by series number),
     ``values`` and ``locs`` (the runs, memory-mapped or in memory), ``files`` (the routed
-    files it was made of).'''
-    def __init__(self, series, values, locs, files):
+    files it was made of: their names and stamps), ``cut`` (it holds the runs before it).'''
+    def __init__(self, series, values, locs, files, cut=None):
         self.series, self.values, self.locs, self.files = series, values, locs, files
+        self.cut = cut
 
     @classmethod
     def empty(cls):
@@ -141,18 +142,21 @@ class Past:
 
     @classmethod
     def load(cls, part, cut, present=None, fresh=None):
-        '''The past kept in the chunk directory ``part`` if made at ``cut`` of routed
-        files that are all still there unchanged, else None. The scan that owns the chunk
-        says which files are there (``present``, their names) and which of them it routed
-        again (``fresh``, the ids of their source files: ``<id>-<share>.arrow``): no file is
-        looked at then; else each one's size and modification time are.'''
+        '''The past kept in the chunk directory ``part`` if made at ``cut`` (any cut: None)
+        of routed files that are all still there unchanged, else None. The scan that owns
+        the chunk says which files are there (``present``, their names) and which of them it
+        routed again (``fresh``, the ids of their source files: ``<id>-<share>.arrow``): no
+        file is looked at then; else each one's size and modification time are.'''
+        import datetime as dt
+
         import pyarrow as pa
 
         try:
             meta = json.loads((part / META).read_text())
         except (OSError, ValueError):
             return None
-        if meta.get('version') != VERSION or cut is None or meta.get('cut') != cut.isoformat():
+        if meta.get('version') != VERSION or \
+                (cut is not None and meta.get('cut') != cut.isoformat()):
             return None
         if present is not None and fresh is not None:
             if any(name not in present or name.split('-')[0] in fresh
@@ -177,25 +181,77 @@ class Past:
             col = table.column(name)
             return col.chunk(0).to_numpy(zero_copy_only=True) if col.num_chunks == 1 else \
                 col.to_numpy()
-        return cls(series, column('value'), column('_loc'), meta['files'])
+        return cls(series, column('value'), column('_loc'), meta['files'],
+                   dt.datetime.fromisoformat(meta['cut']))
 
     @classmethod
     def make(cls, part, frame, files, cut):
         '''Sort the runs ``frame`` (the routed files ``files``' runs, all before ``cut``),
         keep them in ``part`` and return the past.'''
-        import pyarrow as pa
-
         for name in (META, RUNS, SERIES):
             (part / name).unlink(missing_ok=True)
         d, sids, starts, ns = chunked.laid_out(frame)
         if not d.height:
             return cls.empty()
         values = d['value'].to_numpy()
-        locs = d['_loc'].to_numpy()
         series = pl.DataFrame({'_sid': sids[starts], 'start': starts.astype(np.int64),
                                **figures(values, starts, ns)}, schema_overrides=FRAME)
         series = series.join(chunked.summarize(d, cut).drop('cut'), on='_sid',
                              maintain_order='left')
+        return cls._keep(part, series, values, d['_loc'].to_numpy(),
+                         {f.name: _stamp(f) for f in files}, cut)
+
+    def extend(self, part, frame, files, cut):
+        '''This past (made at an earlier cut) and the runs ``frame`` of the routed files
+        ``files`` (all between its cut and ``cut``: the month that ended), kept in ``part``
+        as the past at ``cut``: each series' runs are its old past's then the new ones,
+        merged without sorting the old again; the same past :meth:`make` would make of all
+        of them.'''
+        d, sids, starts, ns = chunked.laid_out(frame)
+        osids = self.series['_sid'].to_numpy()
+        every = np.union1d(osids, sids[starts]).astype(np.uint64)
+
+        def aligned(keys, *columns):
+            at = np.clip(np.searchsorted(keys, every), 0, max(len(keys) - 1, 0))
+            has = (at < len(keys)) & (keys[at] == every) if len(keys) else \
+                np.zeros(len(every), dtype=bool)
+            return [np.where(has, col[at], 0) if len(col) else np.zeros(len(every), np.int64)
+                    for col in columns]
+        o_start, o_n = aligned(osids, self.series['start'].to_numpy(),
+                               self.series['n'].to_numpy().astype(np.int64))
+        a_start, a_n = aligned(sids[starts], starts, ns)
+        values, at = interleave(np.asarray(self.values), o_start, o_n, d['value'].to_numpy(),
+                                a_start, a_n)
+        locs, _ = interleave(np.asarray(self.locs), o_start, o_n, d['_loc'].to_numpy(), a_start,
+                             a_n)
+        series = pl.DataFrame({'_sid': every, 'start': at.astype(np.int64),
+                               **figures(values, at, o_n + a_n)}, schema_overrides=FRAME)
+        # the summary of all the runs: the new ones' and the old past's (all before the cut)
+        new = chunked.summarize(d, cut).drop('cut')
+        old = self.series.select(new.columns)
+        j = old.join(new, on='_sid', how='full', coalesce=True, suffix='_r').sort('_sid')
+        seen = pl.col('n_r').is_not_null()
+        h = np.add(j['_h'].fill_null(0).to_numpy(), j['_h_r'].fill_null(0).to_numpy(),
+                   dtype=np.uint64)
+        summary = j.select(
+            '_sid', (pl.col('n').fill_null(0) + pl.col('n_r').fill_null(0)).alias('n'),
+            pl.coalesce('first', 'first_r').alias('first'),
+            pl.coalesce('last_r', 'last').alias('last'),
+            *[pl.when(seen).then(pl.col(f'{c}_r')).otherwise(pl.col(c)).alias(c)
+              for c in ('ref', 'lower', 'upper')],
+            (pl.col('_n0').fill_null(0) + pl.col('_n0_r').fill_null(0)).alias('_n0'),
+            pl.Series('_h', h, dtype=pl.UInt64),
+            pl.max_horizontal('_t', '_t_r').alias('_t'))
+        series = series.join(summary, on='_sid', maintain_order='left')
+        kept = dict(self.files, **{f.name: _stamp(f) for f in files})
+        for name in (META, RUNS, SERIES):
+            (part / name).unlink(missing_ok=True)
+        return self._keep(part, series, values, locs, kept, cut)
+
+    @classmethod
+    def _keep(cls, part, series, values, locs, files, cut):
+        import pyarrow as pa
+
         # one record batch: a column of several would be copied whole to be read
         batch = pa.record_batch([pa.array(values), pa.array(locs)], names=['value', '_loc'])
         with pa.ipc.new_file(str(part / RUNS), batch.schema) as writer:
@@ -203,10 +259,9 @@ class Past:
         series.write_parquet(part / SERIES)
         tmp = part / (META + '.tmp')
         tmp.write_text(json.dumps({'version': VERSION, 'cut': cut.isoformat(),
-                                   'rows': d.height,
-                                   'files': {f.name: _stamp(f) for f in files}}))
+                                   'rows': len(values), 'files': files}))
         tmp.replace(part / META)
-        return cls(series, values, locs, {f.name: _stamp(f) for f in files})
+        return cls(series, values, locs, files, cut)
 
 
 #: the per-series frame's figure columns
@@ -228,11 +283,27 @@ def open_chunk(part, cut, columns, fresh=None):
     without a cut). ``fresh``: the ids of the source files the scan routed again
     (:meth:`Past.load`).'''
     paths = sorted(part.glob('*' + chunked.SUFFIX))
-    past = Past.load(part, cut, {p.name for p in paths}, fresh)
+    names = {p.name for p in paths}
+    past = Past.load(part, cut, names, fresh)
     if past is not None:
         recent = chunked.read_chunk([p for p in paths if p.name not in past.files], columns)
         if not recent.height or recent['time'].min() >= cut:
             return past, recent
+    older = Past.load(part, None, names, fresh) if past is None and cut is not None else None
+    if older is not None and older.cut < cut:
+        # a month ended: the old past and the runs of the files that ended before the cut
+        # (all after the old one's), merged; the others recent
+        rest = [p for p in paths if p.name not in older.files]
+        frames = [chunked.read_chunk([p], columns) for p in rest]
+        ended = [i for i, f in enumerate(frames) if f.height and f['time'].max() < cut]
+        if all(frames[i]['time'].min() >= older.cut for i in ended) and \
+                all(f['time'].min() >= cut for i, f in enumerate(frames)
+                    if i not in ended and f.height):
+            grown = older.extend(part, pl.concat([frames[i] for i in ended])
+                                 if ended else chunked.read_chunk([], columns),
+                                 [rest[i] for i in ended], cut)
+            others = [f for i, f in enumerate(frames) if i not in ended]
+            return grown, pl.concat(others) if others else chunked.read_chunk([], columns)
     frames = [chunked.read_chunk([p], columns) for p in paths]
     old = [i for i, f in enumerate(frames)
            if cut is not None and f.height and f['time'].max() < cut]

@@ -180,3 +180,37 @@ def test_runs_on_both_sides_of_the_cut_keep_no_past(tmp_path):
     assert not list(keep.glob(f'*/{past.META}'))
     got = scan.find([f], nproc=1, chunk_rows=10_000, keep=keep)
     assert ScanCopy(keep).manifest['last']['read'] == 120
+
+
+def test_a_month_that_ends_extends_the_past_as_making_it_again_would(tmp_path, monkeypatch):
+    '''November's nights, then December's first: the past at the new cut is the old past
+    and November's runs merged, the same as made again from every file; the change points
+    those of a scan from nothing.'''
+    meta = bench_changes.real_meta()
+    start = '2025-01-10T00:00:00'
+    bench_changes.make_store(tmp_path / 'store', 240, 300, seed=8, share=0.1, meta=meta,
+                             chunk=80, start=start, monthly=True)
+    nov = tmp_path / 'nov.parquet'          # runs 300-324: 6-30 November
+    bench_changes.make_store(nov, 240, 325, seed=8, share=0.1, meta=meta, chunk=80,
+                             first_run=300, start=start, span=300)
+    dec = tmp_path / 'dec.parquet'          # run 325: 1 December
+    bench_changes.make_store(dec, 240, 326, seed=8, share=0.1, meta=meta, chunk=80,
+                             first_run=325, start=start, span=300)
+    files = sorted((tmp_path / 'store').glob('*.parquet'))
+    keep = tmp_path / 'scan'
+    scan.find(files + [nov], nproc=1, chunk_rows=20_000, keep=keep)
+    with monkeypatch.context() as m:        # extended, not made again
+        m.setattr(past.Past, 'make', classmethod(lambda *a: pytest.fail('made again')))
+        got = scan.find(files + [nov, dec], nproc=1, chunk_rows=20_000, keep=keep)
+    assert _same(got, scan.find(files + [nov, dec], nproc=1, chunk_rows=20_000))
+    cut = dt.datetime(2025, 12, 1, tzinfo=dt.timezone.utc)
+    for part in ScanCopy(keep).parts():
+        grown = past.Past.load(part, cut)
+        assert grown is not None and len(grown.files) == 12      # 10 months, Nov., nights
+        cols = [*chunked.CHUNK_SCHEMA, *chunked.SITE]
+        every = [chunked.read_chunk([part / n], cols) for n in sorted(grown.files)]
+        (tmp_path / 'again').mkdir(exist_ok=True)
+        again = past.Past.make(tmp_path / 'again', pl.concat(every), [], cut)
+        assert grown.series.equals(again.series)
+        assert np.array_equal(grown.values, again.values) and \
+            np.array_equal(grown.locs, again.locs)
