@@ -169,6 +169,19 @@ class Copy:
                 self.manifest['parts'].pop(index, None)
         self._save_manifest()
 
+    def unreadable(self, system=None):
+        '''The partitions whose files are not Parquet any more (their footers read: a
+        reader that scans the files itself finds the rest), as :class:`CopyError` texts.'''
+        import pyarrow.parquet as pq
+
+        out = []
+        for index in self.indices(system):
+            try:
+                pq.read_metadata(self.path(index))
+            except Exception as err:        # missing, truncated, not Parquet
+                out.append(f'{self.path(index)}: {type(err).__name__}: {err}')
+        return out
+
     def _intact(self, index):
         entry = self.manifest['parts'].get(index)
         p = self.path(index)
@@ -335,12 +348,23 @@ def _told(copy, rep, system, out):
 def files(system=None, url=None, out=sys.stderr):
     '''(the copy's Parquet files of the partitions holding ``system``'s records, or of all,
     :class:`SyncReport`): the copy brought up to date as :func:`read` does, for a reader
-    that scans the files itself in bounded memory instead of one table; where the records
-    came from is said on ``out``.'''
+    that scans the files itself in bounded memory instead of one table (a partition whose
+    file is no Parquet any more read again, as there); where the records came from is said
+    on ``out``.'''
     from mdxbench.post.store import esclient
 
     copy = open_copy(url)
-    rep = _told(copy, copy.sync(esclient.make_client(url=url, raw=True), system), system, out)
+    client = esclient.make_client(url=url, raw=True)
+    rep = copy.sync(client, system)
+    broken = copy.unreadable(system)
+    if broken:
+        if rep.offline:
+            raise Unreachable(f'Elasticsearch at {copy.url} is unreachable ({rep.offline}) '
+                              f'and the local copy is broken: {broken[0]}')
+        print(f'mdxbench: local copy: {broken[0]}: reading it again', file=out)
+        copy.forget(system)
+        rep = copy.sync(client, system)
+    rep = _told(copy, rep, system, out)
     return rep.files, rep
 
 
