@@ -226,22 +226,9 @@ class Past:
                              a_n)
         series = pl.DataFrame({'_sid': every, 'start': at.astype(np.int64),
                                **figures(values, at, o_n + a_n)}, schema_overrides=FRAME)
-        # the summary of all the runs: the new ones' and the old past's (all before the cut)
+        # the summary of all the runs: the old past's and the new ones' (all before the cut)
         new = chunked.summarize(d, cut).drop('cut')
-        old = self.series.select(new.columns)
-        j = old.join(new, on='_sid', how='full', coalesce=True, suffix='_r').sort('_sid')
-        seen = pl.col('n_r').is_not_null()
-        h = np.add(j['_h'].fill_null(0).to_numpy(), j['_h_r'].fill_null(0).to_numpy(),
-                   dtype=np.uint64)
-        summary = j.select(
-            '_sid', (pl.col('n').fill_null(0) + pl.col('n_r').fill_null(0)).alias('n'),
-            pl.coalesce('first', 'first_r').alias('first'),
-            pl.coalesce('last_r', 'last').alias('last'),
-            *[pl.when(seen).then(pl.col(f'{c}_r')).otherwise(pl.col(c)).alias(c)
-              for c in ('ref', 'lower', 'upper')],
-            (pl.col('_n0').fill_null(0) + pl.col('_n0_r').fill_null(0)).alias('_n0'),
-            pl.Series('_h', h, dtype=pl.UInt64),
-            pl.max_horizontal('_t', '_t_r').alias('_t'))
+        summary = merged(self.series.select(new.columns), new)
         series = series.join(summary, on='_sid', maintain_order='left')
         kept = dict(self.files, **{f.name: _stamp(f) for f in files})
         for name in (META, RUNS, SERIES):
@@ -369,16 +356,15 @@ def quiet(series, recent, r_start, r_n, kappa, penalty, min_size=changes.MIN_SIZ
     return ok & (inside | ~deep)
 
 
-def summary(series, recent, cut):
-    '''The site's summary (``chunked.SUMMARY``) of every series of the past frame
-    ``series`` and of the sorted recent runs ``recent`` (all at or after ``cut``), as
-    ``chunked.summarize`` gives it of all their runs.'''
-    rs = chunked.summarize(recent, cut).drop('cut')
-    ps = series.select(rs.columns)
-    if not ps.height:
-        return rs.with_columns(pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))
-    j = ps.join(rs, on='_sid', how='full', coalesce=True, suffix='_r')
+def merged(earlier, later):
+    '''The site's summaries (``chunked.SUMMARY`` but the cut) of the same cut of two parts of
+    a chunk's runs, every run of ``earlier`` before every run of ``later``, as one summary
+    of all of them (by series number).'''
+    j = earlier.join(later, on='_sid', how='full', coalesce=True, suffix='_r').sort('_sid')
     seen = pl.col('n_r').is_not_null()
+    # the runs' hashes summed as the scan sums them: wrapping at 64 bits
+    h = np.add(j['_h'].fill_null(0).to_numpy(), j['_h_r'].fill_null(0).to_numpy(),
+               dtype=np.uint64)
     return j.select(
         '_sid', (pl.col('n').fill_null(0) + pl.col('n_r').fill_null(0)).alias('n'),
         pl.coalesce('first', 'first_r').alias('first'),
@@ -386,6 +372,13 @@ def summary(series, recent, cut):
         *[pl.when(seen).then(pl.col(f'{c}_r')).otherwise(pl.col(c)).alias(c)
           for c in ('ref', 'lower', 'upper')],
         (pl.col('_n0').fill_null(0) + pl.col('_n0_r').fill_null(0)).alias('_n0'),
-        pl.coalesce('_h', '_h_r').alias('_h'),
-        pl.max_horizontal('_t', '_t_r').alias('_t')).sort('_sid').with_columns(
+        pl.Series('_h', h, dtype=pl.UInt64), pl.max_horizontal('_t', '_t_r').alias('_t'))
+
+
+def summary(series, recent, cut):
+    '''The site's summary (``chunked.SUMMARY``) of every series of the past frame
+    ``series`` and of the sorted recent runs ``recent`` (all at or after ``cut``), as
+    ``chunked.summarize`` gives it of all their runs.'''
+    rs = chunked.summarize(recent, cut).drop('cut')
+    return merged(series.select(rs.columns), rs).with_columns(
         pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))
