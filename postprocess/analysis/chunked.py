@@ -293,37 +293,38 @@ def _read_keys_files(paths):
 
 def keep_keys(part, fresh=None):
     '''Gather the kept chunk ``part``'s series keys into one file (by the scan, which owns
-    the chunk): the files gathered before and unchanged are not read again, only the new
-    ones; a changed or removed one has them all read again. ``fresh``: the ids of the
-    source files the scan routed again (``<id>-<share>.keys``): then no file is looked at
-    but the directory; else each one's size and modification time are.'''
+    the chunk): only the files new or routed again since are read and added. Keys of a
+    series no longer routed may stay: every reader joins them to the series it has.
+    ``fresh``: the ids of the source files the scan routed again (``<id>-<share>.keys``):
+    then no file is looked at but the directory; else each one's size and modification
+    time are.'''
     part = pathlib.Path(part)
-    if fresh is None:
-        now = _keys_files(part)
-    else:
-        now = {p.name: None for p in part.glob('*' + KEYS)}
+    now = _keys_files(part) if fresh is None else \
+        {p.name: None for p in part.glob('*' + KEYS)}
     try:
         held = json.loads((part / KEYS_META).read_text())
-        cached = pl.read_ipc(part / KEYS_CACHE, memory_map=False)
-    except (OSError, ValueError, pl.exceptions.PolarsError):
-        held, cached = {}, None
+    except (OSError, ValueError):
+        held = {}
     if fresh is None:
-        stale = any(now.get(name) != stamp for name, stamp in held.items())
+        new = sorted(n for n in now if n not in held or held[n] != now[n])
     else:
-        stale = any(name not in now or name.split('-')[0] in fresh for name in held)
-    if cached is None or stale:
-        held, cached = {}, None
-    new = sorted(name for name in now if name not in held)
-    if not new and cached is not None:
-        return
+        new = sorted(n for n in now if n not in held or n.split('-')[0] in fresh)
+    gone = [n for n in held if n not in now]
+    cached = None
+    if held:
+        try:
+            cached = pl.read_ipc(part / KEYS_CACHE, memory_map=False) if new or gone else True
+        except (OSError, pl.exceptions.PolarsError):
+            new = sorted(now)
+    if cached is True:
+        return                              # nothing new: the gathered keys hold
     parts = [cached] if cached is not None else []
     keys = pl.concat(parts + [_read_keys_files([part / n for n in new])],
                      how='vertical_relaxed').unique('_sid', keep='first', maintain_order=True)
     (part / KEYS_META).unlink(missing_ok=True)
     keys.write_ipc(part / KEYS_CACHE)
-    stamps = _keys_files(part)
     tmp = part / (KEYS_META + '.tmp')
-    tmp.write_text(json.dumps({n: stamps[n] for n in (*held, *new)}))
+    tmp.write_text(json.dumps(_keys_files(part)))
     tmp.replace(part / KEYS_META)
 
 

@@ -9,7 +9,8 @@ a timed test).
    bounded-memory scan, which reads as it segments, by both cores), group
    (``incidents.group`` and ``update``), the site (the columns the trend pages draw read
    as one table, then ``trends.write`` with the scan's change points); then the nightly
-   cycle after one new run on every series (a second file beside the first): detection
+   cycle after one new run on every series (the nights in one file beside the store's, extended
+   each night as the current month's partition is): detection
    through the scan copy the first scan kept (it routes the new file and detects again
    only the series whose new runs could move their change points), and the site again.
    With Chromium on the PATH, the nightly site is opened at one series: the time until its
@@ -224,12 +225,18 @@ def _scale(work, series, runs, compare=False, kept=None, mde_budget=0.0):
                 'bytes': sum(f.stat().st_size for f in _months(store)), 'again': False}
         if kept:
             (root / 'cold.json').write_text(json.dumps(cold))
-    nights = sorted(root.glob('next-*.parquet'), key=lambda p: int(p.stem.split('-')[1]))
-    k = len(nights)
-    nxt = root / f'next-{k}.parquet'
-    bench_changes.make_store(nxt, series, runs + k + 1, meta=bench_changes.real_meta(),
+    # the nights since the store, in one file extended each night (as the local copy of
+    # Elasticsearch keeps the current month: one partition, routed again each night); a
+    # file a night, the earlier layout, is folded into it
+    nights = root / 'nights.parquet'
+    for old in sorted(root.glob('next-*.parquet'), key=lambda p: int(p.stem.split('-')[1])):
+        _append(nights, old)
+    k = _runs(nights) // series
+    night = root / 'night.parquet'
+    bench_changes.make_store(night, series, runs + k + 1, meta=bench_changes.real_meta(),
                              first_run=runs + k, start=START, chunk=CHUNK, span=runs)
-    paths = [*_months(store), *nights, nxt]
+    _append(nights, night)
+    paths = [*_months(store), nights]
     nightly = _child(paths, 'files', keep, cps, state)
     nightly_site = _site(keep, cps, state, site, mde_budget)
     same = None
@@ -249,6 +256,31 @@ def _scale(work, series, runs, compare=False, kept=None, mde_budget=0.0):
     if not kept:
         shutil.rmtree(root)
     return out
+
+
+def _runs(path):
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).metadata.num_rows if pathlib.Path(path).exists() else 0
+
+
+def _append(dest, src):
+    '''The Parquet file ``src``'s row groups added to ``dest`` (a row group at a time);
+    ``src`` removed.'''
+    import pyarrow.parquet as pq
+
+    dest, src = pathlib.Path(dest), pathlib.Path(src)
+    if not dest.exists():
+        src.replace(dest)
+        return
+    tmp = dest.with_name(dest.name + '.tmp')
+    with pq.ParquetFile(dest) as a, pq.ParquetFile(src) as b:
+        with pq.ParquetWriter(str(tmp), a.schema_arrow) as writer:
+            for f in (a, b):
+                for g in range(f.metadata.num_row_groups):
+                    writer.write_table(f.read_row_group(g).cast(a.schema_arrow))
+    tmp.replace(dest)
+    src.unlink()
 
 
 def _month_roll(root, series, runs, done, paths, keep, cps, state, site, mde_budget):
