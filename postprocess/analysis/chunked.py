@@ -150,14 +150,22 @@ def file_and_group(key):
     return int(key >> np.uint64(GROUP_BITS)), int(key & np.uint64(GROUP_MASK))
 
 
-def _narrow(paths, fi, group, where, site=False):
+def _narrow(paths, fi, group, where, site=False, opened=None):
     '''(series number, time, value, place) of one row group's records; with ``site``,
-    (those and the :data:`SITE` columns, each series' keys once).'''
+    (those and the :data:`SITE` columns, each series' keys once). ``opened``: a dict
+    where the files stay open between calls (closed by the caller).'''
     import pyarrow.parquet as pq
 
     names = ROUTE + list(SITE) if site else ROUTE
-    with pq.ParquetFile(paths[fi]) as f:
-        table = f.read_row_group(group, columns=_present(paths[fi], names))
+    if opened is None:
+        with pq.ParquetFile(paths[fi]) as f:
+            table = f.read_row_group(group, columns=_present(paths[fi], names))
+    else:
+        if fi not in opened:
+            f = pq.ParquetFile(paths[fi])
+            opened[fi] = (f, [n for n in names if n in f.schema_arrow.names])
+        f, columns = opened[fi]
+        table = f.read_row_group(group, columns=columns)
     d = _records(table, where, READ + list(SITE) if site else READ)
     out = d.select('_sid', 'time', 'value', locator(fi, group),
                    *([pl.col(c).cast(t) for c, t in SITE.items()] if site else []))
@@ -237,10 +245,10 @@ def route(task):
     paths, groups, chunks, out, tag, where, compression, *site = task
     site = bool(site and site[0])
     options = pa.ipc.IpcWriteOptions(compression=compression)
-    writers, keys = {}, {}
+    writers, keys, opened = {}, {}, {}
     try:
         for fi, group in groups:
-            d = _narrow(paths, fi, group, where, site)
+            d = _narrow(paths, fi, group, where, site, opened)
             if site:
                 d, k = d
                 for (c,), part in k.with_columns((pl.col('_sid') % chunks).alias('_chunk')) \
@@ -259,6 +267,8 @@ def route(task):
     finally:
         for w in writers.values():
             w.close()
+        for f, _ in opened.values():
+            f.close()
     for c, parts in keys.items():
         pl.concat(parts).unique('_sid', keep='first').write_ipc(
             pathlib.Path(out) / str(c) / f'{tag}{KEYS}', compression='zstd')

@@ -264,21 +264,37 @@ def _runs(path):
     return pq.ParquetFile(path).metadata.num_rows if pathlib.Path(path).exists() else 0
 
 
+#: records per row group of the nights' file (a night's file has one per CHUNK series:
+#: routed as they are, a month of them cost the scan a write per row group and chunk)
+NIGHT_GROUP = 200_000
+
+
 def _append(dest, src):
-    '''The Parquet file ``src``'s row groups added to ``dest`` (a row group at a time);
-    ``src`` removed.'''
+    '''The Parquet file ``src``'s records added to ``dest``, in row groups of about
+    :data:`NIGHT_GROUP` records (as a partition of the local copy of Elasticsearch has
+    them); ``src`` removed.'''
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     dest, src = pathlib.Path(dest), pathlib.Path(src)
-    if not dest.exists():
-        src.replace(dest)
-        return
     tmp = dest.with_name(dest.name + '.tmp')
-    with pq.ParquetFile(dest) as a, pq.ParquetFile(src) as b:
-        with pq.ParquetWriter(str(tmp), a.schema_arrow) as writer:
-            for f in (a, b):
+    files = [pq.ParquetFile(p) for p in (dest, src) if p.exists()]
+    schema = files[0].schema_arrow
+    buf, held = [], 0
+    try:
+        with pq.ParquetWriter(str(tmp), schema) as writer:
+            for f in files:
                 for g in range(f.metadata.num_row_groups):
-                    writer.write_table(f.read_row_group(g).cast(a.schema_arrow))
+                    buf.append(f.read_row_group(g).cast(schema))
+                    held += buf[-1].num_rows
+                    if held >= NIGHT_GROUP:
+                        writer.write_table(pa.concat_tables(buf), row_group_size=held)
+                        buf, held = [], 0
+            if buf:
+                writer.write_table(pa.concat_tables(buf), row_group_size=held)
+    finally:
+        for f in files:
+            f.close()
     tmp.replace(dest)
     src.unlink()
 
