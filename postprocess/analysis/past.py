@@ -68,6 +68,17 @@ def ranges(starts, ns):
     return np.repeat(starts, ns) + offset
 
 
+def align(every, keys, *columns):
+    '''(whether each series number of ``every`` is among the sorted ``keys``, and each
+    column of ``columns`` -- one value per key -- at ``every``'s series, 0 where absent).'''
+    at = np.searchsorted(keys, every)
+    has = at < len(keys)
+    has[has] = keys[at[has]] == every[has]
+    at = np.where(has, at, 0)
+    return has, [np.where(has, col[at], 0) if len(col) else np.zeros(len(every), col.dtype)
+                 for col in columns]
+
+
 def interleave(a, a_starts, a_ns, b, b_starts, b_ns):
     '''Each series' runs of ``a`` then of ``b`` (arrays, the series at the starts and
     lengths given): (the runs, where each series starts in them).'''
@@ -210,16 +221,9 @@ class Past:
         d, sids, starts, ns = chunked.laid_out(frame)
         osids = self.series['_sid'].to_numpy()
         every = np.union1d(osids, sids[starts]).astype(np.uint64)
-
-        def aligned(keys, *columns):
-            at = np.clip(np.searchsorted(keys, every), 0, max(len(keys) - 1, 0))
-            has = (at < len(keys)) & (keys[at] == every) if len(keys) else \
-                np.zeros(len(every), dtype=bool)
-            return [np.where(has, col[at], 0) if len(col) else np.zeros(len(every), np.int64)
-                    for col in columns]
-        o_start, o_n = aligned(osids, self.series['start'].to_numpy(),
-                               self.series['n'].to_numpy().astype(np.int64))
-        a_start, a_n = aligned(sids[starts], starts, ns)
+        _, (o_start, o_n) = align(every, osids, self.series['start'].to_numpy(),
+                                  self.series['n'].to_numpy().astype(np.int64))
+        _, (a_start, a_n) = align(every, sids[starts], starts, ns)
         values, at = interleave(np.asarray(self.values), o_start, o_n, d['value'].to_numpy(),
                                 a_start, a_n)
         locs, _ = interleave(np.asarray(self.locs), o_start, o_n, d['_loc'].to_numpy(), a_start,

@@ -119,17 +119,10 @@ def segment_kept(part, kw, cut=None, fresh=None):
     psids = kept.series['_sid'].to_numpy()
     sids = np.union1d(psids, rsids[rstarts]).astype(np.uint64)
 
-    def aligned(keys, *columns):
-        at = np.searchsorted(keys, sids)
-        has = at < len(keys)
-        has[has] = keys[at[has]] == sids[has]
-        at = np.where(has, at, 0)
-        return has, [np.where(has, col[at], 0) if len(col) else np.zeros(len(sids), col.dtype)
-                     for col in columns]
-    has_p, (p_start, p_n, p_bits) = aligned(
-        psids, kept.series['start'].to_numpy(), kept.series['n'].to_numpy().astype(np.int64),
-        kept.series['bits'].to_numpy())
-    _, (r_start, r_n) = aligned(rsids[rstarts], rstarts, rns)
+    has_p, (p_start, p_n, p_bits) = past.align(
+        sids, psids, kept.series['start'].to_numpy(),
+        kept.series['n'].to_numpy().astype(np.int64), kept.series['bits'].to_numpy())
+    _, (r_start, r_n) = past.align(sids, rsids[rstarts], rstarts, rns)
     n = p_n + r_n
     rvalues, rlocs = r['value'].to_numpy(), r['_loc'].to_numpy()
     rbits = np.concatenate([np.zeros(1, dtype=np.uint64),

@@ -49,15 +49,6 @@ def files(args, system=None):
     return found
 
 
-def load(args):
-    '''The records table from the options of :func:`source`; unreadable lines are reported
-    on standard error.'''
-    df, errors = history_source.read(args.paths, args.from_es, args.parquet, args.es_url)
-    if errors:
-        print(text.lines(errors), file=sys.stderr)
-    return df
-
-
 def since(value, option='--since'):
     '''An ISO time with its zone, or None; a time without zone is a usage error.'''
     if not value:

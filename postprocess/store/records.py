@@ -172,10 +172,19 @@ def from_parquet(path):
     ``better`` is never judged better or worse).'''
     import polars as pl
 
-    df = pl.read_parquet(path)
+    return normal(pl.read_parquet(path))
+
+
+def normal(df):
+    '''Records read from Parquet as :func:`load` gives them: columns added since they were
+    written null, a time written as text parsed, current names, no split runs.'''
+    import polars as pl
+
     missing = {c: t for c, t in schema().items() if c not in df.columns}
     if missing:
         df = df.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in missing.items())
+    if df.schema['time'] == pl.Utf8:
+        df = df.with_columns(pl.col('time').str.to_datetime(time_zone='UTC', strict=False))
     return nightly(with_current_names(df))
 
 

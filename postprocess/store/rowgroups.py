@@ -31,15 +31,8 @@ PLACE = ['_file', '_group', '_row']
 
 
 def _normal(table):
-    '''An Arrow table of records as :func:`records.load` gives them: columns added since it
-    was written null, current names, no split runs.'''
-    df = pl.from_arrow(table)
-    missing = {c: t for c, t in records.schema().items() if c not in df.columns}
-    if missing:
-        df = df.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in missing.items())
-    if df.schema['time'] == pl.Utf8:
-        df = df.with_columns(pl.col('time').str.to_datetime(time_zone='UTC', strict=False))
-    return records.nightly(records.with_current_names(df))
+    '''An Arrow table of records as :func:`records.load` gives them.'''
+    return records.normal(pl.from_arrow(table))
 
 
 def each(paths, columns=records.COLUMNS):

@@ -8,17 +8,6 @@ import pathlib
 from mdxbench.post.store import history, records
 
 
-def read(paths=None, from_es=False, parquet=None, es_url=None):
-    '''(table, errors) from the source a command's options name
-    (:func:`mdxbench.post.store.records.source_of`); Elasticsearch through its local copy
-    (:func:`mdxbench.post.store.history.read`, which says on standard error where the
-    records came from).'''
-    errors = []
-    if from_es:
-        return history.read(url=es_url)[0], errors
-    return records.load(records.source_of(paths, from_es, parquet), errors), errors
-
-
 def files(paths=None, from_es=False, parquet=None, es_url=None, system=None):
     '''(the Parquet files of the history the options name, errors): the one way a
     command that reads the whole history in bounded memory reads it, whatever the source
