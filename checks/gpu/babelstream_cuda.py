@@ -1,6 +1,7 @@
 # GPU memory bandwidth: BabelStream 5.0's CUDA model (Spack: babelstream +cuda), one run
 # per GPU (--device i, one after another), each GPU its own figures: a node's report names
-# the GPU whose memory is slow. Arrays of 2^25 doubles (BabelStream's default, 268 MB each,
+# the GPU whose memory is slow. A GPU whose results BabelStream finds wrong ("Validation
+# failed", on stderr, exit 0) fails the case: per-gpu.sh reads stderr with stdout. Arrays of 2^25 doubles (BabelStream's default, 268 MB each,
 # far past any GPU's L2), 100 times.
 import reframe as rfm
 from reframe.core.builtins import run_before, variable
@@ -33,4 +34,6 @@ class BabelStreamCuda(GpuMixin, MdxBenchTest):
         self.mdx_extra = {'array_elements': self.array_size, 'array_bytes': self.array_size * 8}
 
     def derive(self, results):
-        self.check_gpus_seen(results['gpus'], 'BabelStream')
+        # the GPUs BabelStream ran on, as it names them ("Using CUDA device ..."), against
+        # nvidia-smi's list in the same job: not the count of its own loop
+        self.check_gpus_seen(len(results['devices']), 'BabelStream')

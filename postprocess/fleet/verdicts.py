@@ -4,7 +4,9 @@
 A node passes when every acceptance measurement on it passed its reference and none is an
 outlier among the nodes (beyond ``z`` robust standard deviations, 1.4826 x MAD, on the
 worse side of the median of all nodes, and at least ``min_effect`` of that median; or
-``gross`` of that median worse, whatever the spread). Nodes of the partition with no
+``gross`` of that median worse, whatever the spread), and none of its GPUs is more than
+``PEER_GPU_EFFECT`` worse than the other GPUs of the same node in the same figure (no other
+node needed). Nodes of the partition with no
 measurement -- or that Slurm reports drained, down or failed -- are listed as not tested,
 never as passed.
 '''
@@ -21,6 +23,17 @@ MIN_EFFECT = 0.10
 
 #: this much worse than the nodes' median (fraction) is an outlier whatever their spread
 GROSS = 0.5
+
+#: a GPU this much worse (fraction) than the median of the other GPUs of its node, in the
+#: same figure of the same run, fails its node: the GPUs of one node are alike, so a node
+#: alone -- the first of a kind, or a fleet of fewer than ``min_nodes`` -- is judged too
+PEER_GPU_EFFECT = 0.25
+
+#: the GPUs a node needs for that comparison (with two, which one is slow is not known)
+PEER_GPU_MIN = 3
+
+#: a per-GPU figure (mdxbench.gpu.per_gpu_var): gpu<i>_<name>
+_PER_GPU = r'^gpu(\d+)_(.+)$'
 
 #: the parameter ReFrame's --distribute adds to pin a case to one node
 NID_PARAM = r' %\$nid=\S+'
@@ -124,12 +137,22 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
                                   'nodes_median': r['median'], 'outlier': r['outlier'],
                                   'gross': r['gross'], 'deficit': r['severity']})
         key = f"{r['check']} {r['perf_var']}"
+        pair = worst_pair(r['meta'], r['perf_var'])
         if r['result'] not in ('pass', 'xfail'):
-            fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
+            fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}{pair}: "
                  f"{r['result']} against the reference")
         if r['outlier'] and (r['gross'] or not paired):
-            fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: "
+            fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}{pair}: "
                  f"outlier (nodes' median {r['median']:.4g})")
+
+    for r in peer_gpu_outliers(acc).iter_rows(named=True):
+        v, key = verdict(r['nodes']), f"{r['check']} {r['perf_var']}"
+        if key in v['keys']:
+            continue            # failed already, against the reference or the other nodes
+        fail(v, key,
+             f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}: GPU {r['gpu']} "
+             f"{r['peer_deficit']:.0%} worse than the node's other {r['peers']} GPUs "
+             f"(their median {r['peer_median']:.4g})")
 
     for r in failed.iter_rows(named=True):
         why = json.loads(r['meta'] or '{}').get('failure') or 'no reason recorded'
@@ -165,6 +188,41 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
                               'keys': []}
 
     return [verdicts[n] for n in sorted(verdicts)]
+
+
+def worst_pair(meta, perf_var):
+    '''`` (GPUs i-j)`` where the record says which pair of GPUs a pair figure is the worst
+    of (``meta.worst_pair``, the GPU checks), else empty.'''
+    try:
+        pair = (json.loads(meta or '{}').get('worst_pair') or {}).get(perf_var)
+    except (ValueError, AttributeError):
+        pair = None
+    return f' (GPUs {pair})' if pair else ''
+
+
+def peer_gpu_outliers(acc, effect=None, min_gpus=None):
+    '''The per-GPU figures (``gpu<i>_<name>``) of ``acc`` (one row per node, check and perf
+    var) more than ``effect`` worse, on the side the check declares worse, than the median
+    of the same figure on the other GPUs of the same node and check, where the node has at
+    least ``min_gpus`` GPUs with it: columns ``gpu``, ``peers``, ``peer_median``,
+    ``peer_deficit`` added. Needs no other node.'''
+    effect = PEER_GPU_EFFECT if effect is None else effect
+    min_gpus = PEER_GPU_MIN if min_gpus is None else min_gpus
+    g = acc.with_columns(pl.col('perf_var').str.extract(_PER_GPU, 1).alias('gpu'),
+                         pl.col('perf_var').str.extract(_PER_GPU, 2).alias('figure')) \
+        .filter(pl.col('gpu').is_not_null())
+    if g.is_empty():
+        return g
+    peers = g.select('nodes', 'check', 'figure', pl.col('gpu').alias('other'),
+                     pl.col('value').alias('other_value'))
+    g = g.join(peers, on=['nodes', 'check', 'figure']).filter(pl.col('gpu') != pl.col('other')) \
+        .group_by(['nodes', 'check', 'perf_var', 'unit', 'better', 'value', 'gpu']).agg(
+            pl.col('other_value').median().alias('peer_median'),
+            pl.len().alias('peers'))
+    worse = worse_sign() * (pl.col('value') - pl.col('peer_median'))
+    return g.with_columns((worse / pl.col('peer_median').abs()).alias('peer_deficit')) \
+        .filter((pl.col('peers') + 1 >= min_gpus) & (pl.col('peer_deficit') > effect)) \
+        .sort(['nodes', 'check', 'perf_var'])
 
 
 def confirm(verdicts, previous):

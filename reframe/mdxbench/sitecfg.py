@@ -251,6 +251,80 @@ def _check_system(sysdef, file, env_names):
                 )
 
 
+def detect_gpus(run=None):
+    """The GPUs of this machine as its nvidia-smi lists them, for ``num_devices: detect`` of
+    a partition's gpu devices (``gpunode``: one node vetted on its own)."""
+    import subprocess
+
+    run = run or subprocess.run
+    cmd = ['nvidia-smi', '--query-gpu=index', '--format=csv,noheader']
+    try:
+        out = run(cmd, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as err:
+        raise SiteConfigError(f'{" ".join(cmd)}: {err}') from None
+    if out.returncode != 0:
+        said = (out.stderr or out.stdout or '').strip().splitlines()
+        raise SiteConfigError(f'{" ".join(cmd)} exited {out.returncode}'
+                              + (f': {said[0]}' if said else ''))
+    return sum(1 for line in out.stdout.splitlines() if line.strip().isdigit())
+
+
+#: what a GPU partition declares that placeholders give as text: numbers and yes/no
+_GPU_NUMBERS = ('count', 'memory_mib', 'pcie_gen', 'pcie_width')
+_GPU_FLAGS = ('persistence', 'ecc', 'mig')
+
+
+def _typed(value, kind, where):
+    '''A placeholder's text as the number or flag the key holds; '' declares nothing.'''
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower()
+    if text == '':
+        return None
+    if kind == 'flag':
+        if text in ('true', 'yes', '1', 'on'):
+            return True
+        if text in ('false', 'no', '0', 'off'):
+            return False
+        raise SiteConfigError(f'{where}: {value!r}: expected true or false')
+    try:
+        return int(text)
+    except ValueError:
+        raise SiteConfigError(f'{where}: {value!r}: expected a whole number') from None
+
+
+def _fill_gpus(part, file, i, selected, env):
+    '''``num_devices: detect`` from nvidia-smi (the selected system only: another system's
+    partitions are never probed), or ``MDXBENCH_<SYSTEM>_GPUS`` where set; and the GPU
+    facts that placeholders give as text, as numbers and flags.'''
+    for j, dev in enumerate(part.get('devices') or []):
+        if dev.get('num_devices') != 'detect':
+            continue
+        where = f'{file}: partitions[{i}].devices[{j}].num_devices'
+        given = env.get(f'MDXBENCH_{file.stem.upper()}_GPUS', '')
+        if given:
+            dev['num_devices'] = _typed(given, 'number', where + f' (MDXBENCH_{file.stem.upper()}_GPUS)')
+        elif selected:
+            try:
+                dev['num_devices'] = detect_gpus()
+            except SiteConfigError as err:
+                raise SiteConfigError(f'{where}: detect: {err} (set MDXBENCH_'
+                                      f'{file.stem.upper()}_GPUS=N to declare the count)') from None
+        else:
+            dev['num_devices'] = 0
+    extras = part.get('extras') or {}
+    facts = extras.get('facts')
+    if isinstance(facts, dict) and 'gpu_p2p' in facts:
+        facts['gpu_p2p'] = bool(_typed(facts['gpu_p2p'], 'flag',
+                                       f'{file}: partitions[{i}].extras.facts.gpu_p2p'))
+    gpu = extras.get('gpu')
+    if isinstance(gpu, dict):
+        for key in _GPU_NUMBERS + _GPU_FLAGS:
+            if key in gpu:
+                gpu[key] = _typed(gpu[key], 'flag' if key in _GPU_FLAGS else 'number',
+                                  f'{file}: partitions[{i}].extras.gpu.{key}')
+
+
 def _fill_detected(part, file, i):
     if part.get('processor') == 'detect':
         part['processor'] = detect_local_processor()
@@ -361,6 +435,7 @@ def build_config(site_dir, selected=None, env=None):
         _check_system(sysdef, f, env_names)
         for i, part in enumerate(sysdef['partitions']):
             _fill_detected(part, f, i)
+            _fill_gpus(part, f, i, f.stem == selected, env)
             part['features'] = list(part.get('features', [])) + target_features(part)
             if f.stem == selected and settings.get('MDXBENCH_INSIDE_ALLOCATION', env) and \
                     env.get('SLURM_JOB_ID'):

@@ -134,8 +134,6 @@ def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
     import sys
 
     from mdxbench import REPO_ROOT
-    from mdxbench.parsers import nvsmi
-
     stubs = tmp_path / 'bin'
     stubs.mkdir()
     for name in ('nvidia-smi', 'nvbandwidth', 'p2pBandwidthLatencyTest', 'cuda-stream'):
@@ -155,6 +153,12 @@ def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
         f'per-gpu.sh 8 --device {stubs}/cuda-stream --arraysize 33554432 --numtimes 100')
     assert last['GpuP2pBandwidthLatency'] == f'srun {stubs}/p2pBandwidthLatencyTest'
     assert last['Nvbandwidth'].startswith(f'srun {stubs}/nvbandwidth -t host_to_device_memcpy_ce')
-    assert f"--query-gpu={','.join(nvsmi.QUERY)} --format=csv" in last['GpuConformance']
+    conformance = next((tmp_path / 'state').rglob('GpuConformance/rfm_job.sh')).read_text()
+    assert f'srun {stubs}/nvidia-smi -q -x\n' in conformance
+    assert last['GpuConformance'].endswith('scripts/gpu-xid.sh > xid.txt 2>&1')
     for text in (tmp_path / 'state').rglob('rfm_job.sh'):
-        assert '#SBATCH --ntasks=1' in text.read_text()
+        script = text.read_text()
+        assert '#SBATCH --ntasks=1' in script
+        # every GPU of the node, and the node alone (issue 56)
+        assert '#SBATCH --gres=gpu:8' in script and '#SBATCH --exclusive' in script
+        assert 'export CUDA_DEVICE_ORDER=PCI_BUS_ID' in script

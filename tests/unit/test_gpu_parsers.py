@@ -219,7 +219,9 @@ def test_per_gpu_runs_each_gpu_and_names_their_figures(tmp_path, fixture_text):
     assert r['gpus'] == 2 and r['version'] == '5.0'
     assert r['gpu0_triad'] == pytest.approx(3778.652252)
     assert r['gpu1_triad'] == babelstream.parse(outs[1])['triad']
-    assert set(r) == {'gpus', 'version', 'gpu0_copy', 'gpu0_triad', 'gpu1_copy', 'gpu1_triad'}
+    assert r['devices'] == ['NVIDIA H200', 'NVIDIA H200']
+    assert set(r) == {'gpus', 'version', 'devices', 'gpu0_copy', 'gpu0_triad', 'gpu1_copy',
+                      'gpu1_triad'}
 
 
 def test_per_gpu_a_failed_or_cut_run_names_its_gpu(tmp_path, fixture_text):

@@ -46,7 +46,7 @@ def test_unknown_system_lists_the_known_ones():
 
 
 def test_every_system_loads(monkeypatch):
-    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct'}
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct', 'MDXBENCH_GPUNODE_GPUS': '8'}
     for f in sitecfg.system_files(SITE):
         cfg = sitecfg.build_config(SITE, selected=f.stem, env=env)
         names = [s['name'] for s in cfg['systems']]
@@ -67,7 +67,7 @@ def test_local_processor_is_reframes_detection_and_facts_only_what_it_lacks():
 
 
 def test_declared_processors_have_what_the_checks_size_from():
-    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct'}
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct', 'MDXBENCH_GPUNODE_GPUS': '8'}
     for f in sitecfg.system_files(SITE):
         cfg = sitecfg.build_config(SITE, selected=f.stem, env=env)
         for part in next(s for s in cfg['systems'] if s['name'] == f.stem)['partitions']:

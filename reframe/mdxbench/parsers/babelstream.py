@@ -10,8 +10,16 @@ KERNELS = ('Copy', 'Mul', 'Add', 'Triad', 'Dot')
 
 def parse(text):
     '''``{'version', 'implementation', 'copy', 'mul', 'add', 'triad', 'dot'}`` in GB/s
-    (``--triad-only``: ``triad`` alone).'''
+    (``--triad-only``: ``triad`` alone), and ``device`` where the model names the device it
+    ran on (CUDA: "Using CUDA device NAME").'''
     require(text and text.strip(), 'BabelStream output is empty')
+    # check_solution (src/main.cpp) compares the arrays with the reference loop and writes
+    # on stderr -- the exit status stays 0 -- where they differ: a wrong result is no
+    # figure (the checks read stderr with stdout, scripts/per-gpu.sh)
+    failed = re.findall(r'^Validation failed on (.+)$', text, re.M)
+    require(not failed, 'BabelStream: the results are wrong, "Validation failed on '
+            + '"; "'.join(f.strip() for f in failed) + '": the bandwidth of a device that '
+            'computes wrong results is no figure')
     if text.lstrip().startswith('phase,') or '\nfunction,' in text:
         return _parse_csv(text)
 
@@ -23,6 +31,9 @@ def parse(text):
     require(re.search(r'^Function\s+MBytes/sec\s+Min \(sec\)', text, re.M),
             'no "Function  MBytes/sec  Min (sec) ..." table: truncated, or --mibibytes output')
     out = {'version': version, 'implementation': impl.group(1).strip() if impl else 'unknown'}
+    dev = re.search(r'^Using \S+ device (.+)$', text, re.M)
+    if dev:
+        out['device'] = dev.group(1).strip()
     if re.search(r'^Running triad \d+ times', text, re.M):
         # --triad-only: no table rows, one bandwidth line (GB/s of 1e9 B, as printed)
         m = re.search(r'^Bandwidth \(GB/s\):\s*([0-9.]+)\s*$', text, re.M)

@@ -1,7 +1,12 @@
 '''NVIDIA nvbandwidth (v0.8): every test case's matrix, from its plain output or its ``-j``
-JSON. A case nvbandwidth waives (it needs more GPUs than there are, or peer access) is
-"not measured": listed in ``waived`` where the output names it, never a 0. A cell
-nvbandwidth prints as ``N/A`` (a GPU to itself in a device-to-device case) is ``None``.
+JSON. A case nvbandwidth waives is "not measured", never a 0: v0.8 waives every
+device-to-device case where no pair of GPUs has peer access (testcase.cpp,
+``filterHasAccessiblePeerPairs``: a node of one GPU, and every node whose GPUs are passed
+through to a VM), and its plain output prints a bare ``Waived:`` without the case's name;
+the name is the next case in the order nvbandwidth runs them (the ``-t`` list as given, or
+all of them in v0.8's order). A cell nvbandwidth prints as ``N/A`` is ``None``: a GPU to
+itself, or in a device-to-device case a pair without peer access (skipped, not
+measured).
 
 Matrices are indexed as nvbandwidth prints them: in host cases the row is the CPU (one
 row, 0) and the column the GPU; in device cases the row is the source GPU.'''
@@ -23,10 +28,25 @@ def _cell(text, where):
         raise ParseError(f'{where}: {text!r} is neither a number nor N/A') from None
 
 
-def parse(text):
+#: v0.8's test cases in the order it runs them without ``-t`` (nvbandwidth.cpp,
+#: ``createTestcases``, the single-node build)
+V08_ORDER = tuple(
+    f'{what}_{engine}' for engine in ('ce', 'sm') for what in (
+        'host_to_device_memcpy', 'device_to_host_memcpy',
+        'host_to_device_bidirectional_memcpy', 'device_to_host_bidirectional_memcpy',
+        'device_to_device_memcpy_read', 'device_to_device_memcpy_write',
+        'device_to_device_bidirectional_memcpy_read',
+        'device_to_device_bidirectional_memcpy_write',
+        'all_to_host_memcpy', 'all_to_host_bidirectional_memcpy', 'host_to_all_memcpy',
+        'host_to_all_bidirectional_memcpy', 'all_to_one_write', 'all_to_one_read',
+        'one_to_all_write', 'one_to_all_read')
+) + ('host_device_latency_sm', 'device_to_device_latency_sm', 'device_local_copy')
+
+
+def parse(text, order=V08_ORDER):
     '''``{'version', 'driver', 'devices': [{'index', 'name', 'bus_id'}], 'tests': {name:
-    {'description', 'unit', 'matrix', 'sum'}}, 'waived': [names, or "" where the output does
-    not say which]}``.'''
+    {'description', 'unit', 'matrix', 'sum'}}, 'waived': [names]}``. ``order``: the cases
+    in the order the run asked for them (``-t``), which names a plain ``Waived:`` line.'''
     require(text and text.strip(), 'nvbandwidth output is empty')
     if text.lstrip().startswith('{'):
         return parse_json(text)
@@ -41,11 +61,16 @@ def parse(text):
                                            text, re.M)]
     require(out['devices'], 'no "Device N: NAME (BUS ID)" line: no GPU listed')
     lines = text.splitlines()
-    i = 0
+    order = list(order)
+    i, at = 0, 0        # at: the position in ``order`` of the next case nvbandwidth runs
     while i < len(lines):
         ln = lines[i].strip()
         if ln.startswith('Waived:'):
-            out['waived'].append(ln[len('Waived:'):].strip())
+            named = ln[len('Waived:'):].strip()
+            require(named or at < len(order), f'nvbandwidth: line {i + 1}: "Waived:" after '
+                    f'the last of the {len(order)} case(s) asked for: which case is it?')
+            out['waived'].append(named or order[at])
+            at += 1
             i += 1
             continue
         run = _RUNNING.match(ln)
@@ -53,6 +78,10 @@ def parse(text):
             i += 1
             continue
         name, where = run.group(1), f'nvbandwidth {run.group(1)}'
+        require(name in order[at:], f'nvbandwidth: line {i + 1}: "Running {name}." is not '
+                'among the cases asked for after the previous one (another version, or '
+                'another order than asked)')
+        at = order.index(name, at) + 1
         require(i + 2 < len(lines), f'{where}: the output ends after "Running" (truncated?)')
         desc = lines[i + 1].strip()
         unit = _UNIT.search(desc)
@@ -127,11 +156,17 @@ PAIRS = {'device_to_device_memcpy_read_ce': 'd2d_read_ce_gbs',
          'device_to_device_memcpy_write_ce': 'd2d_write_ce_gbs'}
 
 
+#: the cases the Nvbandwidth check asks for (``-t``), in this order
+CHECK_CASES = tuple(PER_GPU) + tuple(PAIRS)
+
+
 def per_gpu(result):
     '''Flat figures: ``gpu<i>_<name>`` for the PER_GPU cases (the matrix's column i; the row
-    is the CPU), and ``<name>_worst`` and ``pairs_of`` for the PAIRS cases that ran (the
-    lowest over i != j). A case that did not run (waived, or not asked for) has no key.'''
-    out, pairs = {}, {}
+    is the CPU), and ``<name>_worst``, ``<name>_worst_pair`` (``"i-j"``) and ``pairs_of``
+    for the PAIRS cases that ran (the lowest over the pairs i != j measured), and
+    ``pairs_not_measured`` (``{case: ["i-j", ...]}``: the pairs the case printed as N/A). A
+    case that did not run (waived, or not asked for) has no key.'''
+    out, pairs, unmeasured = {}, {}, {}
     for case, name in PER_GPU.items():
         t = result['tests'].get(case)
         if t is None:
@@ -144,9 +179,15 @@ def per_gpu(result):
         if t is None:
             continue
         cells = {f'{i}-{j}': v for i, row in enumerate(t['matrix'])
-                 for j, v in enumerate(row) if i != j and v is not None}
+                 for j, v in enumerate(row) if i != j}
+        missing = [k for k, v in cells.items() if v is None]
+        if missing:
+            unmeasured[case] = missing
+        cells = {k: v for k, v in cells.items() if v is not None}
         if cells:
             pairs[name] = cells
-            out[f'{name}_worst'] = min(cells.values())
+            worst = min(cells, key=cells.get)
+            out[f'{name}_worst'], out[f'{name}_worst_pair'] = cells[worst], worst
     out['pairs_of'] = pairs
+    out['pairs_not_measured'] = unmeasured
     return out

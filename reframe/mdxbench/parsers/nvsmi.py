@@ -66,9 +66,10 @@ def conformance(gpus, declared):
     little less than the marketed size), ``driver``, ``persistence``, ``ecc``,
     ``pcie_gen``, ``pcie_width``, ``mig``; a key left out is not checked), as sentences
     naming the GPU's index and bus id. Empty: the node conforms. Also fails where the
-    link trained below what it can do (current width or generation below max): at idle a
-    GPU may lower its link generation to save power, so the check reads it while nothing
-    else runs on the node and says both figures.'''
+    link trained narrower than it can be (current width below max). The current
+    generation is not judged: an idle GPU drops its link to Gen 1 to save power, and the
+    conformance reads it idle; a link that cannot reach its generation under load shows
+    as low host-device bandwidth (nvbandwidth).'''
     out = []
     count = declared.get('count')
     if count is not None and len(gpus) != count:
@@ -104,7 +105,10 @@ def conformance(gpus, declared):
             want = declared.get(f'pcie_{key}')
             if want and (top or 0) < want:
                 out.append(f"{who}: PCIe link {what} at most {top}, {want} declared")
-            if cur is not None and top is not None and cur < top:
+            # the width is what the link trained to; the generation a GPU lowers itself
+            # at idle (Gen 1 until it is busy), so only a loaded link shows it: that is
+            # nvbandwidth's host-device bandwidth, not this reading
+            if key == 'width' and cur is not None and top is not None and cur < top:
                 out.append(f"{who}: PCIe link {what} {cur}, below its max {top}")
     return out
 
@@ -119,7 +123,8 @@ def _text(node, path):
 
 def parse_xml(text):
     '''``nvidia-smi -q -x``: the same dictionaries as parse_query (its field names), one per
-    GPU in the order listed, so that conformance() reads either.'''
+    GPU in the order listed, so that conformance() reads either; each also has ``health``,
+    its counters (:data:`HEALTH`).'''
     import xml.etree.ElementTree as ET
 
     require(text and text.strip(), 'nvidia-smi -q -x output is empty')
@@ -149,8 +154,10 @@ def parse_xml(text):
             'compute_mode': _text(g, 'compute_mode'),
         }
         require(raw['name'] and raw['pci.bus_id'], f'{where}: no product_name or pci_bus_id')
-        gpus.append({f: (None if v is None else _value(f, v.rstrip('x'), where))
-                     for f, v in raw.items()})
+        gpu = {f: (None if v is None else _value(f, v.rstrip('x'), where))
+               for f, v in raw.items()}
+        gpu['health'] = _health(g, where)
+        gpus.append(gpu)
     require(gpus, 'nvidia-smi -q -x lists no <gpu>')
     attached = _text(root, 'attached_gpus')
     require(attached is None or int(attached) == len(gpus),
@@ -191,3 +198,152 @@ def parse_topo(text):
     require(len(out['cpu_affinity']) == len(gpus),
             f'nvidia-smi topo -m: {len(out["cpu_affinity"])} rows for {len(gpus)} GPUs')
     return out
+
+
+#: the health counters of ``nvidia-smi -q -x`` an operator reads first, by our name: how
+#: each is read from a ``<gpu>`` element. Counts are summed over the elements named (those
+#: a GPU does not report, ``N/A``, count as nothing); a flag is 1 where it reads Yes or
+#: Active. What each means: NVIDIA's "GPU Memory Error Management" and "Clock Event
+#: Reasons" (nvidia-smi documentation).
+HEALTH = {
+    # uncorrectable ECC errors since the driver loaded (volatile) and over the GPU's life
+    'ecc_volatile_uncorrectable': ('count', (
+        'ecc_errors/volatile/dram_uncorrectable',
+        'ecc_errors/volatile/sram_uncorrectable_parity',
+        'ecc_errors/volatile/sram_uncorrectable_secded')),
+    'ecc_aggregate_uncorrectable': ('count', (
+        'ecc_errors/aggregate/dram_uncorrectable',
+        'ecc_errors/aggregate/sram_uncorrectable_parity',
+        'ecc_errors/aggregate/sram_uncorrectable_secded')),
+    # page retirement (before Ampere) and row remapping (Ampere on): a retirement or a
+    # remap waiting for the GPU's reset, a remap that failed (no spare row: RMA)
+    'retired_pages': ('count', (
+        'retired_pages/multiple_single_bit_retirement/retired_count',
+        'retired_pages/double_bit_retirement/retired_count')),
+    'retired_pages_pending': ('flag', ('retired_pages/pending_retirement',)),
+    'remapped_rows_uncorrectable': ('count', ('remapped_rows/remapped_row_unc',)),
+    'remapped_rows_pending': ('flag', ('remapped_rows/remapped_row_pending',)),
+    'remapped_rows_failure': ('flag', ('remapped_rows/remapped_row_failure',)),
+    'sram_threshold_exceeded': ('flag', ('ecc_errors/aggregate/sram_threshold_exceeded',)),
+    # clock event reasons active now that slow the GPU down from outside the workload
+    'hw_slowdown': ('flag', ('clocks_event_reasons/clocks_event_reason_hw_slowdown',)),
+    'hw_thermal_slowdown': ('flag', (
+        'clocks_event_reasons/clocks_event_reason_hw_thermal_slowdown',)),
+    'hw_power_brake_slowdown': ('flag', (
+        'clocks_event_reasons/clocks_event_reason_hw_power_brake_slowdown',)),
+    'sw_thermal_slowdown': ('flag', (
+        'clocks_event_reasons/clocks_event_reason_sw_thermal_slowdown',)),
+    # PCIe replays (link errors the link layer retried)
+    'pcie_replays': ('count', ('pci/replay_counter',)),
+}
+_FLAG_ON = {'yes', 'active'}
+#: older drivers name the clock event reasons "clocks_throttle_reasons"
+_OLD_NAMES = (('clocks_event_reasons/clocks_event_reason_', 'clocks_throttle_reasons/clocks_throttle_reason_'),)
+
+
+def _number(text, where, path):
+    m = re.match(r'^(\d+)', text)
+    require(m, f'{where}: <{path}> = {text!r}: expected a count')
+    return int(m.group(1))
+
+
+def _health(g, where):
+    '''The HEALTH counters of one ``<gpu>`` element, and ``power_limit_below_default``
+    (1 where the enforced power limit is below the default: a GPU capped by hand or by a
+    site's tool runs slower than its peers). A counter none of whose elements the GPU
+    reports is None (not reported), never 0.'''
+    out = {}
+    for name, (kind, paths) in HEALTH.items():
+        values = []
+        for path in paths:
+            text = _text(g, path)
+            for new, old in _OLD_NAMES:
+                if text is None and path.startswith(new):
+                    text = _text(g, old + path[len(new):])
+            if text is None:
+                continue
+            values.append(int(text.strip().lower() in _FLAG_ON) if kind == 'flag'
+                          else _number(text, where, path))
+        out[name] = (max(values) if kind == 'flag' else sum(values)) if values else None
+    limit = _text(g, 'gpu_power_readings/current_power_limit') or _text(
+        g, 'power_readings/power_limit')
+    default = _text(g, 'gpu_power_readings/default_power_limit') or _text(
+        g, 'power_readings/default_power_limit')
+    if limit and default:
+        cur, dflt = (float(re.match(r'^([0-9.]+)', t).group(1)) for t in (limit, default))
+        out['power_limit_below_default'] = int(cur < dflt)
+        out['power_limit_w'], out['default_power_limit_w'] = cur, dflt
+    else:
+        out['power_limit_below_default'] = None
+    return out
+
+
+def health_failures(gpus, limits):
+    '''Every GPU counter above what ``limits`` allows (the partition's
+    ``extras.gpu_health``: ``{counter: most allowed}``, a flag's most allowed 0; a counter
+    left out is recorded, not judged), as sentences naming the GPU's index and bus id and
+    the counter. A counter the GPU does not report is not judged. Xid events
+    (``xid`` in ``limits``) are counted per GPU by :func:`xid_per_gpu` into ``health``.'''
+    unknown = sorted(set(limits or {}) - set(HEALTH) - {'power_limit_below_default', 'xid'})
+    require(not unknown, f'extras.gpu_health: unknown counter(s) {", ".join(unknown)}; '
+            f'known: {", ".join(sorted(set(HEALTH) | {"power_limit_below_default", "xid"}))}')
+    out = []
+    for g in gpus:
+        who = f"GPU {g['index']} ({g.get('pci.bus_id')})"
+        for name, most in (limits or {}).items():
+            have = (g.get('health') or {}).get(name)
+            if have is not None and have > most:
+                out.append(f'{who}: {name} {have}, at most {most} allowed')
+    return out
+
+
+#: a kernel log line of the NVIDIA driver reporting an Xid event:
+#: ``NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.``
+_XID = re.compile(r'NVRM: Xid \(PCI:([0-9a-fA-F]+):([0-9a-fA-F]+):([0-9a-fA-F]+)(?:\.\d+)?\): '
+                  r'(\d+),\s*(.*)$')
+
+
+def parse_xid(text):
+    '''The output of ``scripts/gpu-xid.sh``: ``{'read': how the kernel log was read, or
+    None, 'unreadable': why not, or None, 'events': [{'bus': (domain, bus, device), 'xid':
+    N, 'text': the rest of the line}]}``.'''
+    require(text is not None and text.strip(), 'gpu-xid.sh output is empty')
+    out = {'read': None, 'unreadable': None, 'events': []}
+    for line in text.splitlines():
+        if line.startswith('# read: '):
+            out['read'] = line[len('# read: '):].strip()
+        elif line.startswith('# unreadable: '):
+            out['unreadable'] = line[len('# unreadable: '):].strip()
+        else:
+            m = _XID.search(line)
+            if m:
+                out['events'].append({'bus': tuple(int(x, 16) for x in m.group(1, 2, 3)),
+                                      'xid': int(m.group(4)), 'text': m.group(5).strip()})
+    require(out['read'] or out['unreadable'], 'gpu-xid.sh output has neither "# read:" nor '
+            '"# unreadable:": cut before its end')
+    return out
+
+
+def bus_key(bus_id):
+    '''(domain, bus, device) of a bus id as nvidia-smi prints it (``00000000:3B:00.0``).'''
+    m = re.match(r'^([0-9a-fA-F]+):([0-9a-fA-F]+):([0-9a-fA-F]+)', bus_id or '')
+    require(m, f'bus id {bus_id!r} not understood')
+    return tuple(int(x, 16) for x in m.group(1, 2, 3))
+
+
+def xid_per_gpu(gpus, xid):
+    '''Count each GPU's Xid events (``parse_xid``) into its ``health['xid']`` (None where
+    the kernel log could not be read), and return the events of no listed GPU.'''
+    by_bus = {bus_key(g.get('pci.bus_id')): g for g in gpus}
+    for g in gpus:
+        g.setdefault('health', {})['xid'] = None if xid['read'] is None else 0
+        g['health']['xid_codes'] = []
+    stray = []
+    for e in xid['events'] if xid['read'] else []:
+        g = by_bus.get(e['bus'])
+        if g is None:
+            stray.append(e)
+            continue
+        g['health']['xid'] += 1
+        g['health']['xid_codes'].append(e['xid'])
+    return stray

@@ -94,7 +94,9 @@ def summary(result):
       unidirectional P2P-disabled matrix);
     * ``<matrix>_worst_gbs``: the lowest bandwidth over the pairs (i != j) of each bandwidth
       matrix, ``<latency>_worst_us`` the highest GPU latency over the pairs; ``None`` with
-      one GPU (no pair: not measured);
+      one GPU (no pair: not measured); ``<matrix>_best_gbs`` the highest (what "at most N
+      GB/s between GPUs" is a statement of); ``worst_pair``: ``{figure: "i-j"}`` of each
+      worst, the pair a failure names;
     * ``p2p_pairs``: pairs whose connectivity is 1, ``pairs``: all pairs (i != j);
     * ``pairs_of``: ``{matrix: {"i-j": value}}`` of every pair, for the record.'''
     n = len(result['devices'])
@@ -102,13 +104,20 @@ def summary(result):
     pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
     out['pairs'] = len(pairs)
     out['p2p_pairs'] = sum(result['connectivity'][i][j] for i, j in pairs)
-    out['pairs_of'] = {}
+    out['pairs_of'], out['worst_pair'] = {}, {}
     for name in BANDWIDTH:
         m = result[name]
-        out[f'{name}_worst_gbs'] = min((m[i][j] for i, j in pairs), default=None)
+        worst = min(pairs, key=lambda p: m[p[0]][p[1]], default=None)
+        out[f'{name}_worst_gbs'] = m[worst[0]][worst[1]] if worst else None
+        out[f'{name}_best_gbs'] = max((m[i][j] for i, j in pairs), default=None)
         out['pairs_of'][name] = {f'{i}-{j}': m[i][j] for i, j in pairs}
+        if worst:
+            out['worst_pair'][f'{name}_worst_gbs'] = f'{worst[0]}-{worst[1]}'
     for name in LATENCY:
         m = result[name]['gpu']
-        out[f'{name}_worst_us'] = max((m[i][j] for i, j in pairs), default=None)
+        worst = max(pairs, key=lambda p: m[p[0]][p[1]], default=None)
+        out[f'{name}_worst_us'] = m[worst[0]][worst[1]] if worst else None
         out['pairs_of'][name] = {f'{i}-{j}': m[i][j] for i, j in pairs}
+        if worst:
+            out['worst_pair'][f'{name}_worst_us'] = f'{worst[0]}-{worst[1]}'
     return out

@@ -28,10 +28,11 @@ def split(text):
 def parse(text, parser, keys=None):
     '''``{'gpus': N, 'gpu<i>_<key>': value, ...}`` from ``parser`` applied to each GPU's
     part (``keys``: the parser's keys to keep, default all numeric ones), plus the first
-    part's ``version``. A run that failed, or whose output ``parser`` refuses, is an
+    part's ``version`` and ``devices``, the device each part says it ran on (where the
+    parser gives ``device``). A run that failed, or whose output ``parser`` refuses, is an
     error naming the GPU.'''
     parts = split(text)
-    out = {'gpus': len(parts)}
+    out = {'gpus': len(parts), 'devices': []}
     for i, (rc, part) in parts.items():
         try:
             res = parser(part)
@@ -39,6 +40,8 @@ def parse(text, parser, keys=None):
             raise ParseError(f'GPU {i}' + (f' (exit {rc})' if rc else '') + f': {err}') from None
         require(rc == 0, f'GPU {i}: the run exited {rc} after printing its figures')
         out.setdefault('version', res.get('version'))
+        if res.get('device'):
+            out['devices'].append(res['device'])
         for k, v in res.items():
             if (keys is None and isinstance(v, (int, float))) or (keys and k in keys):
                 out[f'gpu{i}_{k}'] = v
