@@ -7,7 +7,8 @@
 #     package of the installed Slurm version (install_scrontab)
 #   - Spack (ci/spack.sh: a site's spack on PATH, or ours from MDXBENCH_SPACK_TARBALL), and
 #     spack/local built with it from the source mirror (ci/spack-build.sh local), where a
-#     Spack exists; without one the checks that need its builds skip, saying so
+#     Spack exists; without one the checks that need its builds skip, saying so; with it
+#     also a compile-only CUDA from PyPI's wheels (ci/cuda.sh), for ci/spack-gpu.sh
 #   - MinIO (an S3 server) and warp (the paper's S3 benchmark), Go modules built with the
 #     machine's Go toolchain through the Go module proxy, versions pinned (install_go_tools;
 #     skipped, saying so, where no Go toolchain new enough exists, or with
@@ -42,6 +43,9 @@ APT_PACKAGES=(
     # compilers (gfortran: STREAM's Fortran part), libtool for IOR's autoreconf, and the
     # libraries of fio (+libaio, zlib) and IOR (+aio) that the source mirror does not hold
     gfortran libtool libtool-bin libaio-dev zlib1g-dev
+    # nvbandwidth's Boost.Program_options (ci/spack-gpu.sh: the GPU benchmarks compiled
+    # with ci/cuda.sh's CUDA, no GPU needed)
+    libboost-program-options-dev
     iproute2 procps util-linux hostname
     # scrontab's build from Debian's source package (install_scrontab)
     dpkg-dev gcc make binutils
@@ -273,6 +277,8 @@ install_spack() {
     [[ $(cat "$MDXBENCH_STATE_DIR/spack/mode") == none ]] && return 0
     ((do_apt)) || { log "Spack: --no-apt: spack/local is not built here (ci/spack-build.sh SYSTEM builds a site's)"; return 0; }
     bash "$MDXBENCH_ROOT/ci/spack-build.sh" local
+    # the compile-only CUDA the GPU benchmarks' builds use (ci/spack-gpu.sh; PyPI's wheels)
+    bash "$MDXBENCH_ROOT/ci/cuda.sh" setup
 }
 
 # beside(NAME FUNCTION): run an install step in the background (its own log lines as it

@@ -461,11 +461,14 @@ def check_lock(lock_path, needs_path=DEFAULT_NEEDS, env_name=None):
         return [f'{lock_path}: no lockfile (concretize the environment first)']
     except json.JSONDecodeError as err:
         return [f'{lock_path}:{err.lineno}: not a Spack lockfile ({err.msg})']
-    needs = yaml.safe_load(pathlib.Path(needs_path).read_text()).get('roots', [])
+    doc = yaml.safe_load(pathlib.Path(needs_path).read_text())
+    needs, gpu_only = doc.get('roots', []), doc.get('gpu_only_environments') or []
     roots, nodes = _lock_roots(lock)
     errors = []
     for i, need in enumerate(needs):
         if need.get('environments') and env_name not in need['environments']:
+            continue
+        if not need.get('environments') and env_name in gpu_only:
             continue
         where = f'{lock_path}: {need["package"]} (needs.yaml roots[{i}], checks {", ".join(need.get("checks", []))})'
         mine = [(text, node) for text, node in roots if node.get('name') == need['package']]

@@ -218,3 +218,28 @@ def test_a_newcomer_without_spack_gets_the_pinned_one_and_an_altered_one_is_refu
     assert 'the tree of repos is ' in res.stderr and 'refused' in res.stderr, res.stderr[-3000:]
     assert (tmp_path / 'state2' / 'spack' / 'mode').read_text().strip() == 'none'
     assert 'the pinned Spack could not be fetched' in res.stderr
+
+
+def test_the_gpu_benchmarks_build_for_the_architecture_their_environment_names(spack):
+    '''Compiling needs no GPU (issue 56): ci/spack-gpu.sh builds the GPU roots of spack/mdx1
+    (cuda_arch=80) and spack/gpunode (cuda_arch=90) with real Spack and PyPI's CUDA 13.0
+    (ci/cuda.sh); each binary holds its architecture's code and PTX, as cuobjdump lists them.'''
+    from mdxbench.parsers import cuobjdump
+
+    t0 = time.monotonic()
+    res = run(['bash', 'ci/spack-gpu.sh'], timeout=1500)
+    assert res.returncode == 0, res.stderr[-4000:]
+    print(f'GPU builds: {time.monotonic() - t0:.0f} s')
+    state = pathlib.Path(os.environ.get('MDXBENCH_STATE_DIR') or ROOT / '.mdxbench')
+    built = [line.split('\t') for line in
+             (state / 'spack' / 'gpu-build' / 'binaries.tsv').read_text().splitlines()]
+    assert sorted((env, pkg, arch) for env, pkg, arch, _ in built) == sorted(
+        (env, pkg, arch) for env, arch in (('mdx1', '80'), ('gpunode', '90'))
+        for pkg in ('babelstream', 'nvbandwidth', 'cuda-samples-p2p'))
+    tool = run(['bash', 'ci/cuda.sh', 'prefix']).stdout.strip() + '/bin/cuobjdump'
+    for env, pkg, arch, binary in built:
+        listing = run([tool, '--list-elf', binary]).stdout + run([tool, '--list-ptx', binary]).stdout
+        listed = cuobjdump.parse(listing)
+        assert cuobjdump.missing(listed, arch) == [], (env, pkg, listed)
+        # nothing for another architecture than the one asked for
+        assert listed['elf'] == [f'sm_{arch}'], (env, pkg, listed)

@@ -40,9 +40,13 @@ class CudaSamplesP2p(Package, CudaPackage):
 
     def install(self, spec, prefix):
         nvcc = Executable(spec["cuda"].prefix.bin.nvcc)
-        archs = [f"-gencode=arch=compute_{a},code=sm_{a}"
+        # each architecture's code and its PTX: a GPU newer than every cuda_arch named
+        # runs the PTX through the driver's JIT instead of failing with "no kernel image"
+        archs = [f"-gencode=arch=compute_{a},code=[sm_{a},compute_{a}]"
                  for a in spec.variants["cuda_arch"].value]
-        nvcc("-O3", *archs, "-I", "Common", "-o", "p2pBandwidthLatencyTest",
+        # the host compiler named (Spack's wrapper of the spec's C++ compiler): nvcc's own
+        # lookup of a `gcc` on PATH finds none it can run in Spack's build environment
+        nvcc("-O3", "-ccbin", spack_cxx, *archs, "-I", "Common", "-o", "p2pBandwidthLatencyTest",
              join_path(self.SAMPLE, "p2pBandwidthLatencyTest.cu"))
         mkdirp(prefix.bin)
         install("p2pBandwidthLatencyTest", prefix.bin)
