@@ -417,3 +417,50 @@ def test_stop_removes_everything_and_twice_is_harmless(cluster):
     assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
     # the nodes' local disks: no image, no loop device left
     assert 'mdxnode' not in run(['losetup', '-a']).stdout
+
+
+def test_gpu_jobs_ask_slurm_for_every_gpu_and_the_node_alone(cluster, work):
+    '''Issue 56: the GPU checks' jobs on a partition whose nodes declare GRES gpu
+    (ci/cluster.sh: 8 a node, nscluster:gpu) ask for all of them and the node alone; Slurm
+    accepts and runs them, and the checks pass on the stand-in GPU programs (real outputs:
+    tests/gpu_stand_ins.py) -- an 8-GPU node without P2P. A job that asks for more GPUs than
+    a node has is refused.'''
+    import sys
+    sys.path.insert(0, str(ROOT / 'tests'))
+    import gpu_stand_ins
+
+    bindir = gpu_stand_ins.install(work / 'bin', gpus=8)
+    made = run(['bash', 'ci/cluster.sh', 'gpu-partition', 'on'])
+    assert made.returncode == 0, made.stderr
+    try:
+        _gpu_jobs(work, bindir)
+    finally:
+        run(['bash', 'ci/cluster.sh', 'gpu-partition', 'off'])
+
+
+def _gpu_jobs(work, bindir):
+    env = dict(os.environ, MDXBENCH_NSCLUSTER_GPU='1',
+               PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    cmd = [str(VENV_BIN / 'reframe'), '-c', 'checks/gpu', '-r', '--system', 'nscluster:gpu',
+           '--nocolor', '-x', 'GpuP2pBandwidthLatency', '--prefix', str(work / 'rfm'),
+           '--report-file', str(work / 'report.json')]
+    env.update(MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
+               RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'))
+    env.pop('SLURM_CONF', None)
+    res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0 and 'Ran 3/3 test case(s)' in res.stdout, res.stdout[-4000:]
+    report = json.loads((work / 'report.json').read_text())
+    cases = [c for r in report['runs'] for c in r['testcases']]
+    assert sorted(c['name'].split()[0] for c in cases) == [
+        'BabelStreamCuda', 'GpuConformance', 'Nvbandwidth']
+    for c in cases:
+        script = pathlib.Path(c['stagedir'], 'rfm_job.sh').read_text()
+        assert '#SBATCH --gres=gpu:8' in script and '#SBATCH --exclusive' in script, script
+        # Slurm gave the job the node's 8 GPUs, as its accounting says
+        acct = slurm('sacct', '-j', str(c['jobid']), '-X', '-n', '-P', '-o',
+                     'State,AllocTRES')
+        assert 'COMPLETED' in acct.stdout and 'gres/gpu=8' in acct.stdout, acct.stdout
+    refused = slurm('sbatch', '--partition=gpu', '--gres=gpu:9', '--exclusive', '--wrap',
+                    'true')
+    assert refused.returncode != 0
+    assert 'Requested node configuration is not available' in refused.stderr
