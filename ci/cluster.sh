@@ -476,7 +476,7 @@ queues() {
 # slurm.conf: a second partition of the same nodes would list each node twice in sinfo
 gpu_partition() {
     local nodes
-    nodes=$(SLURM_CONF=$CONF sinfo -h -p "$PARTITION" -o '%N')
+    nodes=$(SLURM_CONF=$CONF sinfo -h -p "$PARTITION" -o '%N' 2>/dev/null) || true
     [[ -n $nodes ]] || die "gpu-partition: the cluster is not running (no node in $PARTITION)"
     case ${1:-on} in
         on) SLURM_CONF=$CONF scontrol show partition gpu >/dev/null 2>&1 \

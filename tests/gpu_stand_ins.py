@@ -12,7 +12,7 @@ FIXTURES = pathlib.Path(__file__).parent / 'fixtures' / 'gpu'
 _SMI = '''#!/bin/sh
 case "$*" in
   *--query-gpu=index\\ --format=csv,noheader*|*--query-gpu=index,*noheader*)
-      tail -n +2 "{listing}" | cut -d, -f1 ;;
+      tail -n +2 "{listing}" | awk '{{print NR - 1}}' ;;
   *--query-gpu=*) cat "{listing}" ;;
   *-q*-x*) cat "{xml}" ;;
   *) echo "stand-in nvidia-smi: not asked for: $*" >&2; exit 2 ;;

@@ -251,15 +251,15 @@ def _check_system(sysdef, file, env_names):
                 )
 
 
-def detect_gpus(run=None):
-    """The GPUs of this machine as its nvidia-smi lists them, for ``num_devices: detect`` of
-    a partition's gpu devices (``gpunode``: one node vetted on its own)."""
+def detect_gpus(env=None):
+    """The GPUs of this machine as its nvidia-smi (on ``env``'s PATH) lists them, for
+    ``num_devices: detect`` of a partition's gpu devices (``gpunode``: one node vetted on
+    its own)."""
     import subprocess
 
-    run = run or subprocess.run
     cmd = ['nvidia-smi', '--query-gpu=index', '--format=csv,noheader']
     try:
-        out = run(cmd, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
     except (OSError, subprocess.SubprocessError) as err:
         raise SiteConfigError(f'{" ".join(cmd)}: {err}') from None
     if out.returncode != 0:
@@ -306,7 +306,11 @@ def _fill_gpus(part, file, i, selected, env):
             dev['num_devices'] = _typed(given, 'number', where + f' (MDXBENCH_{file.stem.upper()}_GPUS)')
         elif selected:
             try:
-                dev['num_devices'] = detect_gpus()
+                dev['num_devices'] = detect_gpus(env)
+                if dev['num_devices'] < 1:
+                    # a node vetted for its GPUs that shows none fails: its checks would
+                    # skip ("declares no GPU") and the run pass
+                    raise SiteConfigError('nvidia-smi lists no GPU on this node')
             except SiteConfigError as err:
                 raise SiteConfigError(f'{where}: detect: {err} (set MDXBENCH_'
                                       f'{file.stem.upper()}_GPUS=N to declare the count)') from None

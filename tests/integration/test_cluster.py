@@ -405,20 +405,6 @@ def test_a_partition_without_multiqueue_runs_the_figure_3_and_6_references(clust
                                                    r['perf_result']) for k, r in got.items()})
 
 
-def test_stop_removes_everything_and_twice_is_harmless(cluster):
-    '''Stops the module's cluster: keep it the module's last test.'''
-    for _ in range(2):
-        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
-        assert res.returncode == 0, res.stderr
-
-    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
-    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
-    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
-    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
-    # the nodes' local disks: no image, no loop device left
-    assert 'mdxnode' not in run(['losetup', '-a']).stdout
-
-
 def test_gpu_jobs_ask_slurm_for_every_gpu_and_the_node_alone(cluster, work):
     '''Issue 56: the GPU checks' jobs on a partition whose nodes declare GRES gpu
     (ci/cluster.sh: 8 a node, nscluster:gpu) ask for all of them and the node alone; Slurm
@@ -464,3 +450,18 @@ def _gpu_jobs(work, bindir):
                     'true')
     assert refused.returncode != 0
     assert 'Requested node configuration is not available' in refused.stderr
+
+
+def test_stop_removes_everything_and_twice_is_harmless(cluster):
+    '''Stops the module's cluster: keep it the module's last test.'''
+    for _ in range(2):
+        res = run(['bash', 'ci/cluster.sh', 'stop'], timeout=300)
+        assert res.returncode == 0, res.stderr
+
+    assert 'mdxnode' not in run(['ip', 'netns', 'list']).stdout
+    assert run(['ip', 'link', 'show', 'mdxbr0']).returncode != 0
+    assert 'mdxbench test cluster' not in pathlib.Path('/etc/hosts').read_text()
+    assert 'slurmctld: not running' in run(['bash', 'ci/cluster.sh', 'status']).stdout
+    # the nodes' local disks: no image, no loop device left
+    assert 'mdxnode' not in run(['losetup', '-a']).stdout
+
