@@ -43,6 +43,10 @@ SETTINGS = (
     _S('MDXBENCH_VENV', '`<state>/venv`', "the Python environment ci/ makes and uses",
        'paths'),
     _S('MDXBENCH_PYTHON', '`python3`', 'the Python the venv is made with', 'install'),
+    _S('MDXBENCH_BUNDLE_MAX_MIB', '`60`', 'ci/gpunode-bundle.sh: the most the bundle that '
+       'vets a GPU node offline may weigh', 'install'),
+    _S('MDXBENCH_GPUNODE_GPUS', "nvidia-smi's count", "gpunode: the node's GPUs, declared "
+       '(the checks then fail a node that shows another count)', 'jobs'),
     _S('MDXBENCH_PIP_EXTRAS', '`test,docs,datascience,mkl,spack` (ci/site-install.sh: '
        '`datascience`)', "the optional dependency groups installed into the venv "
        "(`pyproject.toml`)", 'install'),
@@ -143,6 +147,8 @@ SETTINGS = (
     _S('MDXBENCH_CLUSTER_NODES_PER_HOST', '`2`', 'its nodes per stand-in physical host',
        'ci'),
     _S('MDXBENCH_CLUSTER_DISK_MB', '`256`', "each node's local disk (a loop file)", 'ci'),
+    _S('MDXBENCH_CLUSTER_GPUS', '`8`', 'the GPUs each node declares as GRES gpu (scheduled '
+       'by count; nscluster:gpu)', 'ci'),
     _S('MDXBENCH_CLUSTER_S3_PORT', '`9010`', "the cluster's MinIO port", 'ci'),
     _S('MDXBENCH_CLUSTER_TIMEOUT', '`90` (s)', 'how long to wait for its nodes', 'ci'),
     _S('MDXBENCH_MAIN_CLUSTER_NODES', '`8`', "ci/main.sh: the namespace cluster's nodes for "

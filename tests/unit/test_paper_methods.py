@@ -82,7 +82,7 @@ def test_pds_runs_queries_one_to_seven_at_the_papers_scale_on_the_sites(classes)
     assert mod.QUERIES == tuple(range(1, 8)) and mod.PAPER_SCALE_FACTOR == 10
     assert set(mod.LIBRARIES) == {'pandas', 'polars', 'duckdb', 'dask'}
     site = REPO_ROOT / 'site-configs'
-    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct'}
+    env = {'MDXBENCH_LAUREL_ACCOUNT': 'acct', 'MDXBENCH_GPUNODE_GPUS': '8'}
     for f in sitecfg.system_files(site):
         cfg = sitecfg.build_config(site, selected=f.stem, env=env)
         for part in next(s for s in cfg['systems'] if s['name'] == f.stem)['partitions']:

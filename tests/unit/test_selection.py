@@ -23,7 +23,9 @@ def _env(tmp_path, **extra):
     env = dict(os.environ, RFM_CONFIG_FILES=str(SITE / 'settings.py'),
                MDXBENCH_STATE_DIR=str(tmp_path / 'state'), MDXBENCH_LAUREL_ACCOUNT='acct',
                # listing laurel's cases needs no Lmod on this machine
-               MDXBENCH_LAUREL_MODULES_SYSTEM='nomod', **extra)
+               MDXBENCH_LAUREL_MODULES_SYSTEM='nomod',
+               # gpunode reads its GPU count from nvidia-smi, which this machine lacks
+               MDXBENCH_GPUNODE_GPUS='8', **extra)
     for k in [k for k in env if k.startswith('RFM_') and k != 'RFM_CONFIG_FILES']:
         del env[k]
     return env
