@@ -9,7 +9,9 @@ for ``<name>`` (site-configs/references) applies to every GPU's ``gpu<i>_<name>`
 
 A partition without GPUs declares none, and the checks skip there, saying so, before they
 look for their binaries: what a partition has is declared in its site configuration, never
-probed at run time.'''
+probed by a check (``gpunode``, one node vetted on its own, reads its count from the node's
+nvidia-smi when the configuration loads). Each job asks the scheduler for the node's GPUs
+and the node alone, lists them with nvidia-smi, and ties every figure to a bus id.'''
 import os
 
 import reframe as rfm
@@ -135,6 +137,9 @@ class GpuMixin(rfm.RegressionTestPlugin):
     #: the pair figures need peer access (nvbandwidth's device-to-device cases): measured
     #: only where the partition declares it (``extras.facts.gpu_p2p``)
     pairs_need_p2p = variable(bool, value=False)
+    #: the job lists the node's GPUs with nvidia-smi first (GPU_LIST); the conformance
+    #: check, which reads nvidia-smi whole, does not
+    lists_gpus = variable(bool, value=True)
 
     @run_after('setup')
     def per_gpu_variables(self):
@@ -148,10 +153,6 @@ class GpuMixin(rfm.RegressionTestPlugin):
         if self.reference:
             self.reference = expand_reference(self.reference, self.per_gpu_table,
                                               self.num_gpus)
-
-    #: the job lists the node's GPUs with nvidia-smi first (GPU_LIST); the conformance
-    #: check, which reads nvidia-smi whole, does not
-    lists_gpus = variable(bool, value=True)
 
     @run_before('run')
     def one_process_on_the_node(self):
