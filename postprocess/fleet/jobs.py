@@ -41,6 +41,21 @@ class Plan:
     #: the nodes share one machine's cores (the site config's ``extras.shared_cpus``): the
     #: nodes of one job measure one after another, not at once
     shared_cpus: bool = False
+    #: the sbatch options that ask for every GPU of a node (the partition's ReFrame
+    #: resource ``gpu`` with its GPU count): the checks run inside the allocation, which
+    #: must hold the GPUs, or cgroup device confinement hides them
+    gpus: list = dataclasses.field(default_factory=list)
+
+
+def gpu_options(part):
+    '''The sbatch options of a partition (site config) that ask for all its GPUs per node:
+    its ``resources`` entry ``gpu`` formatted with the GPU count of its ``devices``.'''
+    n = sum(int(d.get('num_devices') or 0) for d in part.get('devices') or []
+            if d.get('type') == 'gpu')
+    res = next((r for r in part.get('resources') or [] if r.get('name') == 'gpu'), None)
+    if not n or res is None:
+        return []
+    return [o.format(num_gpus_per_node=n) for o in res.get('options') or []]
 
 
 def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, nodes=None):
@@ -72,7 +87,7 @@ def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, no
          else testable.append(node))
     return Plan(system, partition, slurm_partition or partition, testable, untested,
                 list(part.get('access') or []), max_jobs or max(1, len(testable)),
-                bool((part.get('extras') or {}).get('shared_cpus')))
+                bool((part.get('extras') or {}).get('shared_cpus')), gpu_options(part))
 
 
 def _reframe(p, node, out, reframe_args=(), files=None):
@@ -105,7 +120,7 @@ def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
     '''The batch script of one node: all acceptance checks in its allocation.'''
     opts = [f'--job-name=mdxbench-accept-{node}', f'--nodelist={node}', '--nodes=1',
             '--exclusive', f'--time={time_limit}', f'--output={out}/jobs/{node}.out',
-            *p.access]
+            *p.access, *p.gpus]
     return '\n'.join(['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
         '# mdxbench accept: every acceptance check of this node, in this one job',
         *_exports(out), _reframe(p, node, out, reframe_args, files), ''])
@@ -121,7 +136,7 @@ def round_script(p, nodes, out, reframe_args=(), time_limit='30:00', files=None,
     limit = time_limit if not p.shared_cpus else scale_time(time_limit, len(nodes))
     opts = [f'--job-name=mdxbench-accept-{name}', f'--nodelist={",".join(nodes)}',
             f'--nodes={len(nodes)}', '--exclusive', f'--time={limit}',
-            f'--output={out}/jobs/{name}.out', *p.access]
+            f'--output={out}/jobs/{name}.out', *p.access, *p.gpus]
     lines = ['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
         f'# mdxbench accept: the acceptance checks of {len(nodes)} nodes in this one job, '
         + ('one node after another (their cores are shared)' if p.shared_cpus

@@ -28,6 +28,20 @@ def test_the_job_runs_every_acceptance_check_of_its_node_inside_its_allocation(t
     assert text.rstrip().endswith('-n NodeConformance')
 
 
+def test_a_gpu_nodes_acceptance_job_holds_its_gpus(tmp_path):
+    '''mdxbench accept runs the checks inside the node's allocation (issue 56): the job
+    asks for the partition's GPUs (mdx1: 8, its resource gpu) and the node alone; a
+    partition without GPUs asks for none.'''
+    import dataclasses
+
+    p = jobs.plan('mdx1', 'gpu', states={'mdx1-001': 'idle', 'mdx1-002': 'idle'})
+    assert p.gpus == ['--gres=gpu:8']
+    for text in (jobs.job_script(p, 'mdx1-001', tmp_path),
+                 jobs.round_script(dataclasses.replace(p), ['mdx1-001', 'mdx1-002'], tmp_path)):
+        assert '#SBATCH --gres=gpu:8' in text and '#SBATCH --exclusive' in text
+    assert jobs.plan('nscluster', 'nodes', states={'mdxnode1': 'idle'}).gpus == []
+
+
 def test_inside_the_allocation_the_partition_runs_its_checks_locally(monkeypatch):
     from mdxbench import REPO_ROOT
     from mdxbench.sitecfg import build_config
