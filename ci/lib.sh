@@ -24,6 +24,10 @@ export MDXBENCH_ROOT MDXBENCH_STATE_DIR MDXBENCH_VENV
 # the file that holds "EXIT-CODE LOG" once it ended
 GO_TOOLS_LOG=$MDXBENCH_STATE_DIR/logs/go-tools.log
 GO_TOOLS_STATUS=$MDXBENCH_STATE_DIR/gotools/build.status
+# the GPU benchmarks' build in the background (ci/install.sh --go-tools-later, where Spack
+# is at hand: ci/spack-gpu.sh at nice 19), its log and "EXIT-CODE LOG" once it ended
+GPU_BUILD_LOG=$MDXBENCH_STATE_DIR/logs/spack-gpu.log
+GPU_BUILD_STATUS=$MDXBENCH_STATE_DIR/spack/gpu-build.status
 
 log()  { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die()  { printf '[%s] ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }

@@ -18,6 +18,8 @@ if (($#)); then
 fi
 prepare_local --go-tools-later
 export MDXBENCH_GO_TOOLS_BUILD=$GO_TOOLS_STATUS
+# the GPU benchmarks' build, where ci/install.sh started one (Spack at hand)
+if [[ -f $GPU_BUILD_LOG ]]; then export MDXBENCH_GPU_BUILD=$GPU_BUILD_STATUS; fi
 rc=0
 python -m pytest -ra --durations=30 tests/integration || rc=$?
 python -m pytest -ra --durations=15 -n 2 tests/unit || rc=$((rc ? rc : $?))

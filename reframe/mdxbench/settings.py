@@ -54,6 +54,9 @@ SETTINGS = (
        'skip)', 'install'),
     _S('MDXBENCH_GO_CACHE', '`/var/cache/mdxbench/go` as root, else in the state '
        'directory', "Go's module and build caches, kept per machine", 'install'),
+    _S('MDXBENCH_GPU_BUILD', 'unset (set by `ci/test.sh`)', 'the file of the exit status '
+       'of the GPU benchmarks\' background build (ci/spack-gpu.sh): test_spack waits for it',
+       'ci'),
     _S('MDXBENCH_GO_TOOLS_BUILD', 'unset (set by `ci/test.sh`)', 'the file of the exit '
        'status of MinIO\'s and warp\'s build beside the first tests: the integration tests '
        'that need them wait for it', 'install'),
