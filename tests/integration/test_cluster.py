@@ -9,6 +9,7 @@ import signal
 import subprocess
 import time
 import uuid
+import warnings
 
 import pytest
 
@@ -87,8 +88,20 @@ def test_inter_node_checks_produce_values(cluster, work):
                   '-S', 'duration=3', '-S', 'FftwMpi2d.points=1024',
                   # one rank per node: the namespace nodes share two cores, and 4 busy-polling
                   # MPI ranks on them take minutes for the alltoall curve
-                  '-S', 'OsuAlltoall.ranks_per_node=1')
+                  '-S', 'OsuAlltoall.ranks_per_node=1',
+                  # a case that fails for a cause of its own fails twice; one retry keeps a
+                  # one-off crash of an MPI job on the namespace nodes (see nscluster.yaml,
+                  # PMIX_MCA_gds) from failing CI, and is reported below
+                  '--max-retries', '1')
     assert res.returncode == 0, res.stdout[-5000:]
+    report = json.loads((work / 'report.json').read_text())
+    for retried in report['runs'][1:]:
+        for case in retried['testcases']:
+            first = next(c for c in report['runs'][0]['testcases']
+                         if c['display_name'] == case['display_name'])
+            warnings.warn(f"retried by ReFrame: {case['display_name']}: first run "
+                          f"{first['result']} ({first.get('fail_reason')}), retry "
+                          f"{case['result']}")
     recs = records(work)
     two = [r for r in recs if '-host' in r['check'] or 'Aggregate' in r['check']]
     assert {r['check'].split()[0] for r in two} == {'Iperf3Throughput', 'SockperfPingPong',
