@@ -30,28 +30,60 @@ This module parses and calls: each command's arguments and its one call are in
 import argparse
 import sys
 
-from mdxbench.post import exits
+from mdxbench.post import arguments, exits
 from mdxbench.post.commands import COMMANDS
 from mdxbench.post.store import esclient, history
 from mdxbench.post.store.ingest import TlsVerificationError
 
 
+class Parser(argparse.ArgumentParser):
+    '''argparse's parser whose usage errors are one line, naming the option and where the
+    help is, and exit :data:`~mdxbench.post.exits.USAGE`; ``--help`` shows each option's
+    default.'''
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault('formatter_class', Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(exits.USAGE, f'{self.prog}: error: {message} (see {self.prog} --help)\n')
+
+
+class Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    '''Each option's default in ``--help``, unless its help says it already.'''
+
+    def _get_help_string(self, action):
+        text = action.help or ''
+        if '(default' in text or action.default in (None, False, argparse.SUPPRESS) or \
+                action.option_strings == [] or '%(default)' in text:
+            return text
+        return f'{text} (default: %(default)s)'
+
+
+def debug_option(p, default):
+    p.add_argument('--debug', action='store_true', default=default,
+                   help='on an error, show its traceback, not one line')
+
+
 def build_parser():
     '''The whole argument parser (the reference documentation is generated from it).'''
-    ap = argparse.ArgumentParser(prog='mdxbench', description=__doc__.split('\n\n')[0],
-                                 epilog='Each command has its --help.')
+    ap = Parser(prog='mdxbench', description=__doc__.split('\n\n')[0],
+                epilog='Each command has its --help.')
+    debug_option(ap, False)
     sub = ap.add_subparsers(dest='cmd', required=True, metavar='COMMAND')
     for mod in COMMANDS:
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        debug_option(p, argparse.SUPPRESS)
         mod.add_arguments(p)
-        p.set_defaults(_command=mod.run)
+        p.set_defaults(_command=mod.run, _parser=p)
     return ap
 
 
 def parse(argv=None):
     '''The arguments of ``argv``: what follows the first ``--`` are ReFrame's options
     (``reframe_args``) of the commands that take them, and the command's own options may
-    come anywhere before it.'''
+    come anywhere before it. Options that contradict each other are refused here, before
+    any work (the checks :func:`mdxbench.post.arguments.refuse` registered).'''
     argv = sys.argv[1:] if argv is None else list(argv)
     tail = []
     if '--' in argv:
@@ -62,33 +94,52 @@ def parse(argv=None):
         parser.error(f'{args.cmd} takes no ReFrame options (after --: {" ".join(tail)})')
     if tail:
         args.reframe_args = list(args.reframe_args) + tail
+    problem = arguments.contradiction(args)
+    if problem:
+        args._parser.error(problem)
     return args
 
 
 def main(argv=None):
-    args = parse(argv)
+    '''The command's exit code: a usage error is one line and USAGE, as its other errors
+    (:func:`describe`).'''
+    try:
+        args = parse(argv)
+    except SystemExit as stop:          # argparse: --help (0) or a usage error (USAGE)
+        return stop.code
     try:
         return args._command(args)
-    except esclient.ConfigError as err:
-        print(f'mdxbench: configuration: {err}', file=sys.stderr)
-        return exits.USAGE
-    except history.Unreachable as err:
-        print(f'mdxbench: {esclient.redact(str(err))}', file=sys.stderr)
-        return exits.PENDING
-    except TlsVerificationError as err:
-        print(f'mdxbench: {esclient.redact(str(err))}; nothing was sent, the perflogs keep '
-              f'every record', file=sys.stderr)
-        return exits.USAGE
-    except (FileNotFoundError, ValueError) as err:
-        print(f'mdxbench: {err}', file=sys.stderr)
-        return exits.USAGE
     except Exception as err:
-        from elasticsearch import ApiError
+        if args.debug:
+            raise
+        code, message = describe(err)
+        print(f'mdxbench {args.cmd}: {esclient.redact(message)}', file=sys.stderr)
+        return code
 
-        if isinstance(err, ApiError):
-            print(f'mdxbench: {describe_api_error(err)}', file=sys.stderr)
-            return exits.FOUND
-        raise
+
+def describe(err):
+    '''(exit code, one line) for an error a command raised: what the operator can act on
+    is a usage error (:data:`~mdxbench.post.exits.USAGE`), an unreachable Elasticsearch
+    :data:`~mdxbench.post.exits.PENDING`, anything else a fault of mdxbench
+    (:data:`~mdxbench.post.exits.INTERNAL`).'''
+    from elasticsearch import ApiError
+
+    from mdxbench.references import ReferenceError
+    from mdxbench.sitecfg import SiteConfigError
+
+    if isinstance(err, esclient.ConfigError):
+        return exits.USAGE, f'configuration: {err}'
+    if isinstance(err, history.Unreachable):
+        return exits.PENDING, str(err)
+    if isinstance(err, TlsVerificationError):
+        return exits.USAGE, f'{err}; nothing was sent, the perflogs keep every record'
+    if isinstance(err, ApiError):
+        return exits.FOUND, describe_api_error(err)
+    if isinstance(err, (exits.UsageError, SiteConfigError, ReferenceError, OSError,
+                        ValueError)):
+        return exits.USAGE, ' '.join(str(err).split()) or type(err).__name__
+    return exits.INTERNAL, (f'internal error: {type(err).__name__}: {" ".join(str(err).split())}'
+                            ' (rerun with --debug for the traceback, and please report it)')
 
 
 def describe_api_error(err):

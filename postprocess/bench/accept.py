@@ -59,7 +59,8 @@ def main(system='nscluster', partition='nodes', reframe_args=None, max_jobs=None
                              (f'mdxbench accept, {len(p.testable)} nodes', p.testable)):
             out, verdicts = tmp / f'accept-{len(nodes)}', tmp / f'accept-{len(nodes)}.json'
             cmd = [str(exe / 'mdxbench'), 'accept', '--system', system, '--partition',
-                   partition, '--nodes', ','.join(nodes), '--retests', '0', '--out', str(out),
+                   partition, '--nodes', ','.join(nodes), '--retests', '0', '--poll', '1',
+                   '--out', str(out),
                    '--json', str(verdicts)] + \
                 (['--max-jobs', str(max_jobs)] if max_jobs else []) + ['--', *reframe_args]
             res, wall, cpu = timed(cmd, env)

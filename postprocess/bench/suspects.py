@@ -37,7 +37,7 @@ TOUCHES = {'cpu': 'HpccHpl', 'net': 'NetperfToPeer', 'io': 'FioTarget'}
 def _accept(exe, out, history, reframe_args, extra):
     js = out.with_suffix('.json')
     cmd = [str(exe / 'mdxbench'), 'accept', '--system', 'nscluster', '--partition', 'nodes',
-           '--max-jobs', '1', '--out', str(out), '--json', str(js), *extra] + \
+           '--max-jobs', '1', '--poll', '1', '--out', str(out), '--json', str(js), *extra] + \
         (['--history', *map(str, history)] if history else []) + ['--', *reframe_args]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
     if res.returncode not in (0, 1, 3) or not js.exists():     # 3: a node undecided

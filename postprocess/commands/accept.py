@@ -1,4 +1,5 @@
 '''``mdxbench accept``: one job per node running every acceptance check, verdicts.'''
+import dataclasses
 import pathlib
 import sys
 
@@ -13,33 +14,36 @@ HELP = ('node acceptance with one job per node (all acceptance checks inside it)
 
 
 def add_arguments(p):
-    p.add_argument('--system', required=True, help='site-config system')
+    p.add_argument('--system', required=True, type=options.known_system, help='site-config system')
     p.add_argument('--partition', required=True, help='site-config partition')
+    options.refuse(p, options.partition_of())
     p.add_argument('--slurm-partition', help='Slurm partition (default: --partition)')
-    p.add_argument('--max-jobs', type=int, help='jobs in the queue at once (default: one '
+    p.add_argument('--max-jobs', type=options.count, help='jobs in the queue at once (default: one '
                    'per node to test)')
     p.add_argument('--nodes', help='only these nodes of the partition (comma-separated)')
     p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
-    p.add_argument('--out', help='directory for job scripts, outputs and perflogs '
+    p.add_argument('--poll', type=options.positive, default=jobs.Plan.poll, metavar='SECONDS',
+                   help='seconds between two looks at the queue (squeue)')
+    p.add_argument('--out', type=options.output_dir, help='directory for job scripts, outputs and perflogs '
                    '(default: <state>/accept/<time>)')
     options.outliers(p)
-    p.add_argument('--retests', type=int, default=1, help='measure a failed node again this '
+    p.add_argument('--retests', type=options.count_or_none, default=1, help='measure a failed node again this '
                    'many times; it fails only on what failed the time before too (default 1)')
-    p.add_argument('--alpha', type=float, default=0.01, help='suspects: the chance of '
+    p.add_argument('--alpha', type=options.fraction, default=0.01, help='suspects: the chance of '
                    'failing a healthy node that the sequential test accepts (default 0.01)')
-    p.add_argument('--beta', type=float, default=0.05, help='suspects: the chance of passing '
+    p.add_argument('--beta', type=options.fraction, default=0.05, help='suspects: the chance of passing '
                    'a node short by --min-effect (default 0.05)')
-    p.add_argument('--max-extra-jobs', type=int, help='suspects: at most this many jobs to '
+    p.add_argument('--max-extra-jobs', type=options.count_or_none, help='suspects: at most this many jobs to '
                    'measure them again, a paired round (every undecided suspect and a '
                    'healthy node) one job (default: half as many as the nodes to test)')
     p.add_argument('--no-suspects', action='store_true', help='pass nodes that are worse '
                    'than the median by --min-effect but no outliers, without measuring again')
-    p.add_argument('--history', nargs='+', metavar='PATH', default=[],
+    p.add_argument('--history', nargs='+', type=options.existing_path, metavar='PATH', default=[],
                    help="earlier records of these nodes (perflog files or directories, or a "
                    ".parquet): each node's own earlier level, and the noise from its repeated runs")
     p.add_argument('--history-es', action='store_true', help='earlier records from '
                    'Elasticsearch (MDXBENCH_ES_URL), as --history')
-    p.add_argument('--json', help='write the verdicts (and job figures) here')
+    p.add_argument('--json', type=options.output_file, help='write the verdicts (and job figures) here')
     p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
     p.add_argument('--dry-run', action='store_true',
                    help='print the nodes and job counts (ours and --distribute\'s), submit nothing')
@@ -48,8 +52,9 @@ def add_arguments(p):
 
 
 def run(args):
-    plan = jobs.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
-                     nodes=args.nodes.split(',') if args.nodes else None)
+    plan = dataclasses.replace(
+        jobs.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
+                  nodes=args.nodes.split(',') if args.nodes else None), poll=args.poll)
     rf_args = options.reframe_args(args.reframe_args)
     cases, files = jobs.acceptance_cases(args.system, args.partition, rf_args)
     if not cases:

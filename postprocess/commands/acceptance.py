@@ -12,13 +12,14 @@ HELP = 'per-node verdicts of the acceptance checks'
 
 def add_arguments(p):
     options.source(p)
-    p.add_argument('--system', help='only this system')
+    p.add_argument('--system', type=options.known_system, help='only this system')
     p.add_argument('--partition', help='site-config partition to judge')
+    options.refuse(p, options.partition_of())
     p.add_argument('--slurm-partition', help='Slurm partition whose nodes must all be tested '
                    '(default: --partition)')
     p.add_argument('--no-slurm', action='store_true', help='do not ask sinfo for the nodes')
     options.outliers(p)
-    p.add_argument('--json', help='write the machine-readable verdicts here')
+    p.add_argument('--json', type=options.output_file, help='write the machine-readable verdicts here')
 
 
 def run(args):

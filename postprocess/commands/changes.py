@@ -16,23 +16,23 @@ HELP = ("change points over each series' whole history, explained by what change
 
 def add_arguments(p):
     options.source(p)
-    p.add_argument('--system', help='only this system')
-    p.add_argument('--since', metavar='TIME', help='report only change points whose first run '
+    p.add_argument('--system', type=options.known_system, help='only this system')
+    p.add_argument('--since', metavar='TIME', type=options.iso_time, help='report only change points whose first run '
                    'is at or after this ISO time (the whole history is still analysed)')
     p.add_argument('--format', choices=['table', 'json'], default='table', help='output format')
-    p.add_argument('--penalty', type=float,
+    p.add_argument('--penalty', type=options.positive,
                    help='segmentation penalty per change point, x ln(runs), in noise units '
                    f'(default {changes.PENALTY:g})')
-    p.add_argument('--min-effect', type=float,
+    p.add_argument('--min-effect', type=options.fraction,
                    help='smallest relative change of the median kept (default '
                    f'{changes.MIN_EFFECT:g} = {changes.MIN_EFFECT * 100:g}%%)')
     p.add_argument('--mde', action='store_true', help='also each series\' minimum detectable '
                    'effect (simulated on its own residuals) and the repetitions per run that '
                    'would bring it under --mde-target')
-    p.add_argument('--mde-target', type=float, default=sensitivity.TARGET,
+    p.add_argument('--mde-target', type=options.fraction, default=sensitivity.TARGET,
                    help=f'the MDE wanted (default {sensitivity.TARGET:g} = '
                    f'{sensitivity.TARGET * 100:g}%%)')
-    p.add_argument('--max-pvalue', type=float,
+    p.add_argument('--max-pvalue', type=options.fraction,
                    help='Mann-Whitney U p-value a change point must reach (default '
                    f'{changes.MAX_PVALUE:g})')
 

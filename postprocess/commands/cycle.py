@@ -12,39 +12,39 @@ HELP = ('one cycle of the loop: run the suite (--run), ingest, change points, in
 
 
 def add_arguments(p):
-    p.add_argument('--system', required=True, help='the system whose history is analysed')
+    p.add_argument('--system', required=True, type=options.known_system, help='the system whose history is analysed')
     p.add_argument('--run', action='store_true', help='run the suite first: reframe -c '
                    'checks/ -r --system SYSTEM with the options after --')
-    p.add_argument('--perflogs', nargs='+', help='perflog files or directories (default: '
+    p.add_argument('--perflogs', nargs='+', type=options.existing_path, help='perflog files or directories (default: '
                    '$MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
     p.add_argument('--no-ingest', action='store_true', help='do not ingest: analyse the '
                    'perflogs (a site without Elasticsearch)')
     options.es_url(p)
-    p.add_argument('--retry-seconds', type=float, default=60.0,
+    p.add_argument('--retry-seconds', type=options.non_negative, default=60.0,
                    help='how long ingest retries an unreachable Elasticsearch')
     p.add_argument('--notify-command', metavar='CMD', help='run (by the shell) once per new '
                    'or reopened incident, its JSON on standard input; a failure is retried '
                    'next cycle')
-    p.add_argument('--notify-timeout', type=float, default=60.0,
+    p.add_argument('--notify-timeout', type=options.positive, default=60.0,
                    help='seconds the notify command may take')
-    p.add_argument('--window-days', type=float, default=loop.incidents.WINDOW.days,
+    p.add_argument('--window-days', type=options.positive, default=loop.incidents.WINDOW.days,
                    help='change points after the same provenance change this many days apart '
                    'at most are one incident')
-    p.add_argument('--mde-budget', type=float, default=loop.Options.mde_budget,
+    p.add_argument('--mde-budget', type=options.non_negative, default=loop.Options.mde_budget,
                    help='seconds a cycle may spend computing the series\' minimum detectable '
                    'effects (new series first; the rest in later cycles)')
     p.add_argument('--split', action='store_true', help='split each new incident whose '
                    'benchmark binary changed with it: the previous build installed again by '
                    'Spack and run beside the new one through Slurm (mdxbench incident split)')
-    p.add_argument('--split-max-rounds', type=int, metavar='N',
+    p.add_argument('--split-max-rounds', type=options.count, metavar='N',
                    help='with --split: rounds (one run of each build) at most per check '
                    '(default: the split\'s, as mdxbench incident split --max-rounds); a split '
                    'stops sooner where the series\' noise allows')
-    p.add_argument('--state', help='state directory of the cycles (default: '
+    p.add_argument('--state', type=options.output_dir, help='state directory of the cycles (default: '
                    '<state>/cycle/<system>)')
-    p.add_argument('--site', help='directory of the published site (default: '
+    p.add_argument('--site', type=options.output_dir, help='directory of the published site (default: '
                    '<cycle state>/site)')
-    p.add_argument('--json', help='write the cycle\'s record here')
+    p.add_argument('--json', type=options.output_file, help='write the cycle\'s record here')
     p.add_argument('--full', action='store_true',
                    help='route and detect the whole history again, not only what is new '
                    '(the kept scan copy of the history is rebuilt; other detector settings '

@@ -1,5 +1,6 @@
 '''``mdxbench event add|list``: system events (kernel, BIOS, flavor) regression tracking
 cuts at and change points are explained by.'''
+from mdxbench.post.commands import options
 from mdxbench.post.site import text
 from mdxbench.post.store import events
 
@@ -10,10 +11,11 @@ HELP = 'record or list system events (kernel, BIOS, flavor...)'
 def add_arguments(p):
     sub = p.add_subparsers(dest='action', required=True)
     pa = sub.add_parser('add', help='record an event')
-    pa.add_argument('system', help='the system it happened on')
+    pa.add_argument('system', type=options.known_system, help='the system it happened on')
     pa.add_argument('name', help='its name, e.g. "kernel 6.1.0-27"')
-    pa.add_argument('--time', help='ISO time with zone (default: now)')
+    pa.add_argument('--time', type=options.iso_time, help='ISO time with zone (default: now)')
     pa.add_argument('--partition', help='the partition, when only one was changed')
+    options.refuse(pa, options.partition_of())
     pa.add_argument('--note', help='free text')
     sub.add_parser('list', help='the recorded events, oldest first')
 

@@ -7,7 +7,7 @@ HELP = 'the records table (from perflogs or Elasticsearch) as a Parquet file, fo
 
 def add_arguments(p):
     options.source(p)
-    p.add_argument('--out', required=True, help='Parquet file to write')
+    p.add_argument('--out', required=True, type=options.output_file, help='Parquet file to write')
 
 
 def run(args):

@@ -12,12 +12,12 @@ def add_arguments(p):
                    help='sync: bring the copy up to date; status: its partitions as the '
                    'manifest lists them; verify: each partition against Elasticsearch (count '
                    'and content digest) and its own file (exit 1 when any differs)')
-    p.add_argument('--system', help='only the partitions of this system')
+    p.add_argument('--system', type=options.known_system, help='only the partitions of this system')
     p.add_argument('--repair', action='store_true',
                    help='verify: read again whole every partition that is not ok')
-    p.add_argument('--retry-seconds', type=float, default=60.0,
+    p.add_argument('--retry-seconds', type=options.non_negative, default=60.0,
                    help='how long a partition read waits for Elasticsearch to come back')
-    p.add_argument('--page', type=int, default=None,
+    p.add_argument('--page', type=options.count, default=None,
                    help='documents per search request (default 10000)')
     options.es_url(p)
 

@@ -5,6 +5,7 @@ import pathlib
 
 from mdxbench.post import exits
 from mdxbench.post.analysis import changes, incidents
+from mdxbench.post.commands import options
 from mdxbench.post.cycle import loop
 from mdxbench.post.site import text
 from mdxbench.post.split import run as split_run, verdict
@@ -16,7 +17,7 @@ HELP = 'list, show, acknowledge or split the regression incidents of a system'
 
 
 def _which(a, with_id=True):
-    a.add_argument('--system', required=True, help='the system of the incidents')
+    a.add_argument('--system', required=True, type=options.known_system, help='the system of the incidents')
     a.add_argument('--state', help='state directory of the cycles (default: '
                    '<state>/cycle/<system>)')
     if with_id:
@@ -33,10 +34,10 @@ def add_arguments(p):
     ack.add_argument('--by', help='who (default: unsaid)')
     sp = _which(sub.add_parser('split', help='run the previous build beside the new one on '
                                'the same node: was it the system or the software?'))
-    sp.add_argument('--min-effect', type=float, default=changes.MIN_EFFECT,
+    sp.add_argument('--min-effect', type=options.fraction, default=changes.MIN_EFFECT,
                     help='the smallest relative effect that counts (default: the change '
                     f'detector\'s, {changes.MIN_EFFECT})')
-    sp.add_argument('--max-rounds', type=int, default=verdict.MAX_ROUNDS,
+    sp.add_argument('--max-rounds', type=options.count, default=verdict.MAX_ROUNDS,
                     help='rounds (one run of each build) at most, per check '
                     f'(default {verdict.MAX_ROUNDS}; fewer where the series is quiet)')
     sp.add_argument('--time-limit', default='30:00', help="each node's Slurm job's time "

@@ -13,16 +13,16 @@ HELP = 'send perflogs to Elasticsearch'
 
 
 def add_arguments(p):
-    p.add_argument('paths', nargs='*', help='perflog files or directories '
+    p.add_argument('paths', nargs='*', type=options.existing_path, help='perflog files or directories '
                    '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
     options.es_url(p)
     p.add_argument('--state', help='ingest state file (default: <state>/ingest/state.json)')
     p.add_argument('--dead-letter', help='dead-letter file (default: '
                    '<state>/ingest/dead-letter.jsonl)')
-    p.add_argument('--batch-size', type=int, default=2000, help='records per _bulk request')
-    p.add_argument('--retry-seconds', type=float, default=60.0,
+    p.add_argument('--batch-size', type=options.count, default=2000, help='records per _bulk request')
+    p.add_argument('--retry-seconds', type=options.non_negative, default=60.0,
                    help='how long to retry an unreachable or overloaded Elasticsearch')
-    p.add_argument('--lock-wait', type=float, default=300.0,
+    p.add_argument('--lock-wait', type=options.non_negative, default=300.0,
                    help='how long to wait for another ingest of the same state file to '
                    f'finish (seconds; exit {exits.LOCKED} past it)')
 

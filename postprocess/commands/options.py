@@ -1,6 +1,11 @@
-'''Options and exit codes several commands share.'''
+'''Options several commands share; the argument types that refuse a bad value before any
+work are :mod:`mdxbench.post.arguments`' (named here too, for the commands).'''
 import datetime as dt
 import sys
+
+from mdxbench.post.arguments import (count, count_or_none, existing_path, fraction, iso_time,  # noqa: F401
+                                     known_system, non_negative, output_dir, output_file,
+                                     partition_of, positive, readable_file, refuse)
 
 from mdxbench.post.site import text
 from mdxbench.post.store import esclient, source as history_source
@@ -8,12 +13,17 @@ from mdxbench.post.store import esclient, source as history_source
 
 
 def source(p):
-    '''Where the records come from: perflogs (default), Elasticsearch or a Parquet file.'''
-    p.add_argument('paths', nargs='*', help='perflog files or directories (default: '
-                   '$MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
-    p.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
-    p.add_argument('--parquet', help='read the records from a Parquet export')
+    '''Where the records come from: perflogs (default), Elasticsearch or a Parquet file --
+    one of them: perflog paths with --from-es or --parquet are refused.'''
+    p.add_argument('paths', nargs='*', type=existing_path, help='perflog files or directories '
+                   '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
+    g = p.add_mutually_exclusive_group()
+    g.add_argument('--from-es', action='store_true', help='read the records from Elasticsearch')
+    g.add_argument('--parquet', type=readable_file, help='read the records from a Parquet export')
     es_url(p)
+    refuse(p, lambda a: (a.from_es or a.parquet) and a.paths and
+           f'perflog paths ({" ".join(a.paths)}) and --{"from-es" if a.from_es else "parquet"} '
+           'name two sources: give one')
 
 
 def es_url(p, what=''):
@@ -24,11 +34,11 @@ def es_url(p, what=''):
 
 def outliers(p):
     '''The outlier rule of ``fleet.verdicts.judge``, for ``accept`` and ``acceptance`` alike.'''
-    p.add_argument('--z', type=float, default=3.0, help='robust standard deviations '
+    p.add_argument('--z', type=positive, default=3.0, help='robust standard deviations '
                    '(1.4826 x MAD) below the nodes\' median that make an outlier')
-    p.add_argument('--min-effect', type=float, default=None, help='an outlier is also this '
+    p.add_argument('--min-effect', type=fraction, default=None, help='an outlier is also this '
                    'fraction of the nodes\' median worse (default 0.10)')
-    p.add_argument('--gross', type=float, default=None, help='this fraction of the nodes\' '
+    p.add_argument('--gross', type=fraction, default=None, help='this fraction of the nodes\' '
                    'median worse is an outlier whatever their spread (default 0.5)')
 
 

@@ -13,9 +13,9 @@ def add_arguments(p):
     pr = sub.add_parser('propose', help='for every series of a system: the median of its '
                         'latest stable segment, with a tolerance from its noise')
     options.source(pr)
-    pr.add_argument('--system', required=True, help='the system whose series are proposed')
-    pr.add_argument('--since', metavar='TIME', help='only runs at or after this ISO time')
-    pr.add_argument('--out', help='references file to write (default: '
+    pr.add_argument('--system', required=True, type=options.known_system, help='the system whose series are proposed')
+    pr.add_argument('--since', metavar='TIME', type=options.iso_time, help='only runs at or after this ISO time')
+    pr.add_argument('--out', type=options.output_file, help='references file to write (default: '
                     '<references dir>/measured-<system>.yaml)')
     pr.add_argument('--reference-dir', help='directory of the references whose paper '
                     'figures are kept (default: $MDXBENCH_REFERENCE_DIR or site-configs/references)')

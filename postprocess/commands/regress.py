@@ -16,14 +16,14 @@ def add_arguments(p):
     options.source(p)
     g = p.add_mutually_exclusive_group()
     g.add_argument('--since-event', metavar='NAME', help='cut at the event of that name (per system)')
-    g.add_argument('--since', metavar='TIME', help='cut at this ISO time')
-    p.add_argument('--baseline-runs', type=int, default=10, help='runs before the cut that '
+    g.add_argument('--since', metavar='TIME', type=options.iso_time, help='cut at this ISO time')
+    p.add_argument('--baseline-runs', type=options.count, default=10, help='runs before the cut that '
                    'form the baseline, at most')
-    p.add_argument('--latest-runs', type=int, default=3, help='latest runs compared')
-    p.add_argument('--min-effect', type=float, default=0.05, help='relative change (0.05 = 5%%)')
-    p.add_argument('--z', type=float, default=3.0, help='robust z-score threshold')
+    p.add_argument('--latest-runs', type=options.count, default=3, help='latest runs compared')
+    p.add_argument('--min-effect', type=options.non_negative, default=0.05, help='relative change (0.05 = 5%%)')
+    p.add_argument('--z', type=options.positive, default=3.0, help='robust z-score threshold')
     p.add_argument('--all', action='store_true', help='show unchanged series too')
-    p.add_argument('--json', help='write the whole table as JSON here')
+    p.add_argument('--json', type=options.output_file, help='write the whole table as JSON here')
 
 
 def run(args):

@@ -7,7 +7,7 @@ HELP = "the papers' tables and figures as HTML and PNG, and the trend pages"
 
 def add_arguments(p):
     options.source(p)
-    p.add_argument('--out', required=True, help='directory for index.html and the PNG files')
+    p.add_argument('--out', required=True, type=options.output_dir, help='directory for index.html and the PNG files')
 
 
 def run(args):

@@ -4,7 +4,9 @@ import json
 import pathlib
 import sys
 
+from mdxbench.post import exits
 from mdxbench.post.analysis import session
+from mdxbench.post.commands import options
 from mdxbench.post.site import text
 
 NAME = 'session'
@@ -12,12 +14,19 @@ HELP = 'a ReFrame session: cases by result, skips by reason, minutes per area'
 
 
 def add_arguments(p):
-    p.add_argument('--report', required=True, help="ReFrame's JSON run report (--report-file)")
-    p.add_argument('--output', help="ReFrame's output of that run (the skip reasons)")
+    p.add_argument('--report', required=True, type=options.readable_file, help="ReFrame's JSON run report (--report-file)")
+    p.add_argument('--output', type=options.readable_file, help="ReFrame's output of that run (the skip reasons)")
 
 
 def run(args):
-    report = json.loads(pathlib.Path(args.report).read_text())
+    try:
+        report = json.loads(pathlib.Path(args.report).read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise exits.UsageError(f'{args.report}: not a ReFrame JSON report ({err}); give the '
+                               'file of reframe --report-file') from None
+    if not isinstance(report, dict) or 'runs' not in report:
+        raise exits.UsageError(f'{args.report}: a JSON file without "runs": not a ReFrame run '
+                               'report (reframe --report-file)')
     output = pathlib.Path(args.output).read_text(errors='replace') if args.output else ''
     s = session.summarize(report, output)
     print(text.session(s))

@@ -12,9 +12,9 @@ HELP = 'table of perflog records and the Elasticsearch count'
 
 
 def add_arguments(p):
-    p.add_argument('paths', nargs='*', help='perflog files or directories '
+    p.add_argument('paths', nargs='*', type=options.existing_path, help='perflog files or directories '
                    '(default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
-    p.add_argument('--since', help='only records completed at or after this ISO time')
+    p.add_argument('--since', type=options.iso_time, help='only records completed at or after this ISO time')
     options.es_url(p)
     p.add_argument('--no-es', action='store_true', help='do not ask Elasticsearch')
     p.add_argument('--expect-equal', action='store_true',
@@ -24,13 +24,16 @@ def add_arguments(p):
 
 
 def run(args):
-    recs, errors = records.read_perflogs(args.paths)
+    unfinished = []
+    recs, errors = records.read_perflogs(args.paths, unfinished)
     if errors:
         print(text.lines(errors), file=sys.stderr)
+    if unfinished:
+        print(text.unfinished_lines(unfinished), file=sys.stderr)
     shown = records.completed_since(recs, args.since)
     print(text.perflog_records(shown))
     print(f'\nperflog records: {len(recs)} in all ({len(shown)} shown), '
-          f'malformed lines: {len(errors)}')
+          f'malformed lines: {len(errors)}, unfinished lines: {len(unfinished)}')
     rc = exits.FOUND if errors else 0
     if not args.no_es:
         try:

@@ -45,6 +45,9 @@ class Plan:
     #: resource ``gpu`` with its GPU count): the checks run inside the allocation, which
     #: must hold the GPUs, or cgroup device confinement hides them
     gpus: list = dataclasses.field(default_factory=list)
+    #: seconds between two looks at the queue (squeue): a production controller serves
+    #: every user's commands, and a node's job takes minutes
+    poll: float = 5.0
 
 
 def gpu_options(part):
@@ -284,7 +287,7 @@ def _submit(script, text):
     return res.stdout.strip().split(';')[0]
 
 
-def run(p, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print, files=None):
+def run(p, out, reframe_args=(), time_limit='30:00', poll=None, log=print, files=None):
     '''Submit one job per testable node, at most ``p.max_jobs`` in the queue at once, and
     wait for all. Returns figures: jobs submitted, most in the queue, wall seconds.'''
     out = pathlib.Path(out).resolve()
@@ -302,12 +305,12 @@ def run(p, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print, files=
             log(f'mdxbench accept: {node}: job {jid}')
         most = max(most, len(inflight))
         if inflight:
-            time.sleep(poll)
+            time.sleep(p.poll if poll is None else poll)
     return {'jobs': len(jobs), 'max_in_queue': most, 'seconds': time.monotonic() - t0,
             'job_ids': jobs}
 
 
-def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=0.5, log=print,
+def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=None, log=print,
               files=None, name='round'):
     '''Submit the one job of a paired round (:func:`round_script`) and wait for it; the
     figures of :func:`run`, every node's job id that job's.'''
@@ -318,7 +321,7 @@ def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=0.5, log=
                   round_script(p, nodes, out, reframe_args, time_limit, files, name))
     log(f'mdxbench accept: {", ".join(nodes)}: job {jid}')
     while _queued([jid]):
-        time.sleep(poll)
+        time.sleep(p.poll if poll is None else poll)
     return {'jobs': 1, 'max_in_queue': 1, 'seconds': time.monotonic() - t0,
             'job_ids': {n: jid for n in nodes}}
 

@@ -115,6 +115,12 @@ def lines(items, prefix=''):
     return '\n'.join(f'{prefix}{i}' for i in items)
 
 
+def unfinished_lines(places):
+    '''The perflog lines still being written ("file:line"), as ``summary`` tells them.'''
+    return '\n'.join(f'{p}: unfinished (no newline yet): not counted; ingest sends it once '
+                     'ReFrame has written it whole' for p in places)
+
+
 def incident_table(incidents):
     '''``mdxbench cycle`` and ``incident list``: one row per incident, those still
     regressing first, the worst series of each and how many more.'''

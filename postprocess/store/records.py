@@ -92,15 +92,20 @@ def measured(df):
     return df.filter(pl.col('value').is_not_null())
 
 
-def iter_perflog_records(paths, errors=None):
+def iter_perflog_records(paths, errors=None, unfinished=None):
     '''Every record of the perflogs under paths; unreadable lines go to ``errors`` as
-    "file:line: reason" (never silently dropped).'''
+    "file:line: reason" (never silently dropped), a last line without its newline to
+    ``unfinished`` as "file:line".'''
     for f in perflog_files(paths):
         with open(f, errors='replace') as fp:
             for n, line in enumerate(fp, 1):
-                if perflog.is_header(line) or not line.endswith('\n'):
+                if not line.endswith('\n'):
                     # a last line without newline is still being written: not yet a
                     # record (mdxbench ingest reports it as unfinished and sends it later)
+                    if unfinished is not None:
+                        unfinished.append(f'{f}:{n}')
+                    continue
+                if perflog.is_header(line):
                     continue
 
                 try:
@@ -128,11 +133,13 @@ def perflog_files(paths):
     return sorted(set(f.resolve() for f in out))
 
 
-def read_perflogs(paths):
+def read_perflogs(paths, unfinished=None):
     '''(records, errors) of every perflog line under paths (default: the perflog
-    directory); errors as "file:line: why".'''
+    directory); errors as "file:line: why"; lines still being written are added to
+    ``unfinished`` (:func:`iter_perflog_records`).'''
     errors = []
-    return list(iter_perflog_records(paths or [default_perflog_dir()], errors)), errors
+    return list(iter_perflog_records(paths or [default_perflog_dir()], errors,
+                                     unfinished)), errors
 
 
 def completed_since(recs, since=None):

@@ -178,6 +178,17 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
     '''What every mdxbench check has, built or run-only: a benchmark whose output a pure
     parser turns into performance values, with their direction and provenance.'''
 
+    def __init_subclass__(cls, **kwargs):
+        # a check's references are held to its table when the class is made: a bad entry
+        # stops `reframe -l` at once, naming file, system, check and field, where an error
+        # in a test's init hook only skips that test with a warning
+        super().__init_subclass__(**kwargs)
+        try:
+            table = cls.perf_table
+        except AttributeError:      # the base classes, before ReFrame merged the mixin's
+            return
+        references.check_against(cls.__name__, table)
+
     #: the benchmark calls BLAS: it runs in every environment, and the BLAS it resolved in
     #: the job (libblas.so.3 -> file, and the package of that file) goes to meta.blas
     uses_blas = variable(bool, value=False)

@@ -141,9 +141,12 @@ def parse_line(line):
 
     cols = line.split(DELIM)
     nfixed = len(FIXED_FIELDS)
-    if len(cols) < nfixed + 1 or cols[1] != FORMAT_TAG:
+    if len(cols) < 2 or cols[1] != FORMAT_TAG:
         found = cols[1] if len(cols) > 1 else cols[0][:40]
         raise PerflogError(f'not an {FORMAT_TAG} line (second column is {found!r})')
+    if len(cols) < nfixed + 1:
+        raise PerflogError(f'truncated line: {len(cols)} columns, an {FORMAT_TAG} line has '
+                           f'at least {nfixed + len(PERFVAR_FIELDS)}')
 
     perfcols = cols[nfixed:]
     ngroup = len(PERFVAR_FIELDS)

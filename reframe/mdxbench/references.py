@@ -131,7 +131,8 @@ def _load_files(files):
                                 ([f'missing {sorted(missing)}'] if missing else [])))
 
                     if not isinstance(item['value'], (int, float)) or item['value'] <= 0:
-                        raise ReferenceError(f'{f}: {key}.value: expected a positive number')
+                        raise ReferenceError(f'{f}: {key}.value: expected a positive number, got '
+                                         f'{item["value"]!r}')
 
                     for b in ('lower', 'upper'):
                         v = item.get(b)
@@ -153,6 +154,31 @@ def _load_files(files):
                                         key=key))
 
     return tuple(entries)
+
+
+def check_against(check, perf_table, entries=None):
+    '''Hold the entries of check class ``check`` to its ``perf_table`` ({var: (key, unit,
+    better)}): each entry's unit must be the unit the check's parser emits, and its bound
+    on the worse side must be set (``lower`` where higher is better, ``upper`` where lower
+    is), or the reference could never fail a run. Raises :class:`ReferenceError` naming the
+    file, target, check and field. Variables a check adds per partition (one per GPU) are
+    not in its class's table: their entries are held to it when it has them.'''
+    entries = load() if entries is None else entries
+    for e in entries:
+        if e['check'] != check or e['var'] not in perf_table:
+            continue
+        _, unit, better = perf_table[e['var']]
+        where = f"{e['file']}: {e['key']} (check {check}, system {e['target']})"
+        if e['unit'] != unit:
+            raise ReferenceError(f"{where}.unit: {e['unit']!r}, but {check} reports "
+                                 f"{e['var']} in {unit!r}")
+        worse = 'lower' if better == 'higher' else 'upper'
+        bound = e.get(worse)
+        if bound is None or (bound > 0 if worse == 'lower' else bound < 0):
+            raise ReferenceError(
+                f"{where}.{worse}: {bound!r}, but {better} {e['var']} is better: a run is "
+                f"worse on the {worse} side, whose bound must be set ({worse}: "
+                f"{'-0.1' if worse == 'lower' else '0.1'} is 10%)")
 
 
 def matches(entry, params):

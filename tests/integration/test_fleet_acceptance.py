@@ -45,7 +45,7 @@ MIN_EFFECT = 0.4
 def accept(tmp_path, name):
     # the default bound of extra jobs: half the 7 tested nodes, 3 paired rounds (a round,
     # every suspect and the buddy, is one job)
-    out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--max-jobs',
+    out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--poll', '1', '--max-jobs',
                    '1', '--min-effect', str(MIN_EFFECT),
                    '--out', str(tmp_path / name), '--json', str(tmp_path / f'{name}.json'),
                    '--', *CHECKS, env={'SLURM_CONF': str(CONF)}, timeout=1800)
@@ -151,7 +151,7 @@ def test_suspects_are_measured_again_one_confirmed_one_cleared(cluster8, tmp_pat
     t = threading.Thread(target=restore_blip_after_its_first_job, daemon=True)
     t.start()
     try:
-        res = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes',
+        res = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--poll', '1',
                        '--max-jobs', '1', '--min-effect', str(EFFECT), '--z', '100', '--gross', '0.95',
                        '--max-extra-jobs', '12', '--out', str(out_dir),
                        '--json', str(tmp_path / 'suspects.json'), '--',
@@ -214,7 +214,7 @@ def test_a_node_whose_disk_is_not_what_the_site_declares_fails_conformance(clust
     declared as xfs (it is ext4) fails every node, naming the fact.'''
     env = {'SLURM_CONF': str(CONF),
            'MDXBENCH_NSCLUSTER_LOCAL_FSTYPE': 'xfs'}
-    out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--nodes',
+    out = mdxbench('accept', '--system', 'nscluster', '--partition', 'nodes', '--poll', '1', '--nodes',
                    'mdxnode1,mdxnode2', '--retests', '0', '--out', str(tmp_path / 'conf'),
                    '--json', str(tmp_path / 'conf.json'), '--', '-n', 'NodeConformance',
                    env=env, timeout=600)

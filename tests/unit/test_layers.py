@@ -20,7 +20,8 @@ ALLOWED = {
     'cli': {'commands', 'store'},
 }
 #: modules every layer may import, as the mdxbench library: they import nothing of ours
-ANYONE = {'exits'}
+#: (the exit codes; the argument types that refuse a bad value)
+ANYONE = {'exits', 'arguments'}
 
 
 def layer(path, root=POST):
