@@ -73,6 +73,15 @@ def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None
     return pl.concat(out, how='vertical_relaxed').drop('_sid')
 
 
+#: what the landing page shows of each series' latest run
+LATEST = ('time', 'value', 'ref', 'lower', 'upper', 'result')
+
+
+def _last_runs(d, by):
+    '''The last run (by time) of each group ``by`` of ``d``.'''
+    return d.sort('time').group_by(by, maintain_order=True).last()
+
+
 def _check_class(col='check'):
     return pl.col(col).str.split(' ').list.first()
 
@@ -105,6 +114,11 @@ class Table:
     def counts(self):
         '''Each series' keys and runs (``n``).'''
         return self.df.group_by(changes.SERIES).agg(pl.len().alias('n'))
+
+    def latest(self):
+        '''Each series' keys and its latest run (:data:`LATEST`), by its keys.'''
+        return _last_runs(self.df.select([*changes.SERIES, *LATEST]), changes.SERIES) \
+            .sort(changes.SERIES)
 
     def each_series(self, keys):
         '''(key tuple, its values in run order) of the series ``keys``.'''
@@ -150,6 +164,21 @@ class Kept:
 
     def series(self, keys, on=None):
         return series_records(self.keep, keys, on=on, keys_of=self.keys)
+
+    def latest(self):
+        '''Each series' keys and its latest run (:data:`LATEST`), by its keys: read a kept
+        chunk at a time, its runs' columns only.'''
+        out = []
+        for part in self.copy.parts():
+            d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', *LATEST])
+            if d.height:
+                out.append(_last_runs(d, '_sid').join(self.keys(part), on='_sid', how='inner')
+                           .select([*changes.SERIES, *LATEST]))
+        if not out:
+            return pl.DataFrame(schema={**{k: pl.Utf8 for k in changes.SERIES},
+                                        'time': pl.Datetime('us', 'UTC'), 'value': pl.Float64,
+                                        **{k: chunked.SITE[k] for k in LATEST[2:]}})
+        return pl.concat(out, how='vertical_relaxed').sort(changes.SERIES)
 
     def each_series(self, keys):
         chunks = self.copy.manifest.get('chunks') or 1

@@ -2,7 +2,9 @@
 login node serves (``python -m http.server``, nginx, Apache), with relative links only and
 nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
 
-    index.html                 the system, its last cycle and result, incidents (open first)
+    index.html                 the system: the latest run of each series against its
+                               reference (a chart, pass and fail coloured), its last
+                               cycle and result, incidents (open first)
     incident-<id>.html         one page per incident: cause, state and its history, how to
                                acknowledge, each series' chart with the change marked and
                                the provenance either side of it
@@ -10,7 +12,7 @@ nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
     report/index.html          the papers' tables with the measured columns, and figures
     report/trends.html         the index of every series over time, each chart in
                                report/trends/<bucket>/<id>.js (:mod:`.trends`)
-    plotly.min.js              the charts' library, once
+    report/trends/plotly.min.js  the charts' library, once: every page loads it
 
 With the default layout (``<state>/cycle/<system>/site``), ``<state>/cycle/index.html``
 lists every system's last cycle and open incidents, linking to their sites: serve
@@ -29,6 +31,8 @@ from mdxbench.post.analysis import kept
 from mdxbench.post.site import feed, report, text, trends
 from mdxbench.post.store import events as events_store
 
+#: the one copy of Plotly in a site: the trend page's
+PLOTLY = 'report/trends/plotly.min.js'
 #: incident pages chart at most this many series (the worst first); the rest are listed
 MAX_CHARTS = 24
 #: the index lists this many series' sensitivity (least sensitive first); trends has all
@@ -107,7 +111,9 @@ def sensitivity_section(sens):
         f'<td>{esc(e["perf_var"])}</td><td>{e["runs"]}</td><td>'
         + (f'{e["noise_cv"]:.1%}' if e.get('noise_cv') is not None else '-')
         + f'</td><td>{esc(text.mde(e))}</td></tr>' for e in rows[:MAX_SENSITIVITY_ROWS])
-    return f'''<h2>Sensitivity</h2>
+    folded = '' if 2 * len(known) >= len(sens) else ' (folded until most series have enough runs)'
+    return f'''<details id="sensitivity-details"{' open' if not folded else ''}>
+<summary><h2 style="display:inline">Sensitivity</h2>{folded}</summary>
 <p id="sensitivity-summary">{under} of {len(sens)} series can see a {target:.0%} step (95%
 of the time, within 2 runs); {len(known) - under} cannot, {len(sens) - len(known)} have no
 figure yet. The minimum detectable effect is simulated on each series' own residuals
@@ -116,15 +122,72 @@ figure yet. The minimum detectable effect is simulated on each series' own resid
 <table id="sensitivity"><thead><tr><th>system:partition</th><th>check</th><th>perf var</th>
 <th>runs</th><th>noise (robust CV)</th><th>minimum detectable effect</th></tr></thead><tbody>
 {body}
-</tbody></table>'''
+</tbody></table></details>'''
 
 
-def index_body(system, incidents, last, ncharts, sens=()):
+#: the colours of the latest runs' chart: as ReFrame judged each against its reference
+RESULT_COLOURS = {'pass': '#2ca02c', 'fail': '#d62728'}
+
+
+def latest_section(system, latest):
+    '''The latest run of each series against its reference, as ReFrame judged it: one
+    horizontal bar per series (measured / reference, 1 the reference), coloured pass or
+    fail; the series without a reference listed below, folded, with how to get them one.'''
+    if latest is None or not latest.height:
+        return '<h2>Latest runs</h2><p>No run yet.</p>', False
+    refd = latest.filter(pl.col('ref').is_not_null() & (pl.col('ref') != 0)) \
+        .with_columns((pl.col('value') / pl.col('ref')).alias('ratio'))
+    bare = latest.filter(pl.col('ref').is_null() | (pl.col('ref') == 0))
+    label = [f'{p} {c} {v}' for p, c, v in refd.select('partition', 'check', 'perf_var').rows()]
+    hover = [f'{v:.4g} {u} against {r:.4g} {u} ({(v / r - 1):+.1%}), {t:%Y-%m-%d %H:%M}'
+             f'<br>bounds {lo if lo is not None else "-"} .. {hi if hi is not None else "-"}'
+             for v, r, u, lo, hi, t in refd.select('value', 'ref', 'unit', 'lower', 'upper',
+                                                   'time').rows()]
+    results = refd['result'].fill_null('-').to_list()
+    nfail = results.count('fail')
+    # each bar from the reference (1) to the measured ratio: left is below it
+    figure = {'data': [{'type': 'bar', 'orientation': 'h', 'y': label, 'base': 1,
+                        'x': [r - 1 for r in refd['ratio'].to_list()], 'text': hover,
+                        'hoverinfo': 'y+text',
+                        'textposition': 'none',
+                        'marker': {'color': [RESULT_COLOURS.get(r, '#7f7f7f')
+                                             for r in results]}}],
+              'layout': {'height': 120 + 22 * refd.height, 'margin': {'l': 420, 'r': 20,
+                                                                     't': 10, 'b': 40},
+                         'xaxis': {'title': {'text': 'measured / reference'}},
+                         'yaxis': {'autorange': 'reversed'},
+                         'shapes': [{'type': 'line', 'x0': 1, 'x1': 1, 'y0': 0, 'y1': 1,
+                                     'yref': 'paper', 'line': {'dash': 'dash'}}]}}
+    rows = '\n'.join(
+        f'<tr><td>{esc(p)}</td><td>{esc(c)}</td><td>{esc(v)}</td><td>{x:.4g} {esc(u)}</td>'
+        f'<td>{t:%Y-%m-%d %H:%M}</td></tr>'
+        for p, c, v, x, u, t in bare.select('partition', 'check', 'perf_var', 'value', 'unit',
+                                            'time').rows())
+    chart = (f'''<p id="latest-summary">{refd.height} series with a reference: {nfail} failed it
+in their latest run, {refd.height - nfail} passed (green pass, red fail, as ReFrame judged).</p>
+<div id="latest-chart" data-bars="{refd.height}" data-fail="{nfail}"></div>
+<script>Plotly.newPlot('latest-chart', {json.dumps(figure['data'])},
+{json.dumps(figure['layout'])}, {{responsive: true, displayModeBar: false}});</script>'''
+             if refd.height else '<p id="latest-summary">No series has a reference yet.</p>')
+    without = (f'''<details id="without-reference"><summary>{bare.height} series without a
+reference: <code>mdxbench references propose --system {esc(system)}</code> proposes one for
+each from its stable runs</summary>
+<table><thead><tr><th>partition</th><th>check</th><th>perf var</th><th>latest</th>
+<th>time</th></tr></thead><tbody>
+{rows}
+</tbody></table></details>''' if bare.height else '')
+    return f'<h2>Latest runs against their references</h2>\n{chart}\n{without}', \
+        bool(refd.height)
+
+
+def index_body(system, incidents, last, ncharts, sens=(), latest=None):
     last = last or {}
     code = last.get('exit')
     open_n = len(open_regressions(incidents))
     rows = incident_rows(incidents) or '<tr><td colspan="7">no incident</td></tr>'
+    latest_html, _ = latest_section(system, latest)
     return f'''<h1>mdxbench: {esc(system)}</h1>
+{latest_html}
 <h2>Last cycle</h2>
 <table id="last-cycle">
 <tr><th>time</th><td>{esc(last.get('time', '-'))}</td></tr>
@@ -347,15 +410,19 @@ def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(
     again).'''
     site = pathlib.Path(site)
     site.mkdir(parents=True, exist_ok=True)
-    trends.write_plotly(site)
+    # Plotly once, the trend page's (report/trends/), which every page of the site loads;
+    # a copy at the top of a site written before is removed
+    for stale in (site / 'plotly.min.js', site / '.plotly-version'):
+        stale.unlink(missing_ok=True)
     evs = events_store.timed(events)
     hist = kept.history(history) if isinstance(history, pl.DataFrame) else history
     report.write(hist, site / 'report', list(sensitivity), change_points)
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
     ncharts = hist.nseries()
+    head = f'<script src="{PLOTLY}"></script><script src="report/trends/trends.js"></script>'
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
-                  index_body(system, incidents, last_cycle, ncharts, sensitivity), 'index')]
-    head = '<script src="plotly.min.js"></script><script src="report/trends/trends.js"></script>'
+                  index_body(system, incidents, last_cycle, ncharts, sensitivity,
+                             hist.latest()), 'index', head=f'<script src="{PLOTLY}"></script>')]
     # the incidents' charts from the trend pages' files just written (no history read)
     full_keys, latest_of = _full_keys(hist, list(incidents.values())), {}
     cycle = trends.by_series(change_points) if change_points is not None else None

@@ -115,7 +115,7 @@ def test_every_page_of_the_site_loads_links_and_draws(served, tmp_path):
 def test_a_missing_page_and_a_missing_script_are_caught(served, tmp_path):
     site, base = served
     [page] = site.glob('incident-*.html')
-    (site / 'plotly.min.js').unlink()
+    (site / 'report' / 'trends' / 'plotly.min.js').unlink()
     dom, console = chromium(base + page.name, tmp_path)
     assert console and 'js-plotly-plot"' not in dom
     page.unlink()

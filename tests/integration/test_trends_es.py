@@ -142,3 +142,32 @@ def test_references_proposed_from_the_real_history_are_enforced_by_reframe(servi
     all_pass = all(r['perf_result'] == 'pass' for r in got.values())
     assert (ran.returncode == 0) == all_pass, (ran.returncode, ran.stdout[-3000:])
     assert got['p50_rtt']['meta']['reference_source']['p50_rtt'] == p50['source']
+
+    # the landing page of a cycle over that run (issue 57): the latest run of each series
+    # against the reference ReFrame carried, coloured as ReFrame judged it, drawn by
+    # Plotly in headless Chromium; its screenshot stays in the test's directory
+    import subprocess
+
+    from test_published_site import chromium
+    from test_report import CHROMIUM_FLAGS
+
+    cyc = mdxbench('cycle', '--system', 'local', '--no-ingest', '--perflogs',
+                   str(tmp_path / 'perflogs'), env={'MDXBENCH_STATE_DIR': str(tmp_path / 'st'),
+                                                    'MDXBENCH_EVENTS': str(tmp_path / 'ev')})
+    assert cyc.returncode == 0, cyc.stdout[-3000:] + cyc.stderr[-3000:]
+    index = tmp_path / 'st' / 'cycle' / 'local' / 'site' / 'index.html'
+    dom, console = chromium(index.as_uri(), tmp_path)
+    assert console == [], console
+    chart = dom.split('id="latest-chart"')[1]
+    fails = sum(r['perf_result'] == 'fail' for r in got.values())
+    assert f'data-bars="{len(got)}" data-fail="{fails}"' in chart[:80], chart[:200]
+    # one bar per series, each in the colour of ReFrame's result
+    bars = re.findall(r'<g class="point"><path[^>]*style="[^"]*fill: (rgb\([^)]*\))', chart)
+    colours = {'pass': 'rgb(44, 160, 44)', 'fail': 'rgb(214, 39, 40)'}
+    assert sorted(bars) == sorted(colours[r['perf_result']] for r in got.values()), bars
+    shot = tmp_path / 'landing-page.png'
+    res = subprocess.run(['chromium', *CHROMIUM_FLAGS, f'--user-data-dir={tmp_path / "shot"}',
+                          '--window-size=1300,900', f'--screenshot={shot}', index.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and shot.stat().st_size > 20_000, res.stderr[-2000:]
+    print(f'landing page screenshot: {shot}')

@@ -1,0 +1,70 @@
+'''The landing page of a system's site (issue 57) shows before it tells: the latest run of
+each series against its reference, read from the history a cycle keeps (the records table
+or the scan's kept chunks, the same answer), and the sensitivity table folded while most
+series have too few runs. The chart with references that ReFrame carried and judged is
+drawn in Chromium by tests/integration/test_trends_es.py.'''
+import pathlib
+
+import polars as pl
+
+from mdxbench.post.analysis import changes, kept, scan
+from mdxbench.post.site import publish
+from mdxbench.post.store import records
+
+HISTORY = pathlib.Path(__file__).parents[1] / 'fixtures' / 'perflogs' / 'history-local'
+
+
+def _last_of_each(df):
+    '''{series key: value of its last record}, by a walk over the records one by one (the
+    records' names as the store gives them: renamed parameter values under their current
+    names).'''
+    last = {}
+    for r in df.rows(named=True):
+        key = tuple(r[k] for k in changes.SERIES)
+        if key not in last or r['time'] >= last[key][0]:
+            last[key] = (r['time'], r['value'])
+    return {k: v for k, (_, v) in last.items()}
+
+
+def test_the_latest_run_of_each_series_is_its_last_in_the_perflogs():
+    df = records.from_perflogs([HISTORY])
+    latest = kept.Table(df).latest()
+    got = {tuple(r[:len(changes.SERIES)]): r[len(changes.SERIES)]
+           for r in latest.select([*changes.SERIES, 'value']).rows()}
+    expected = _last_of_each(df)
+    assert len(expected) == 9 and got == expected
+
+
+def test_the_kept_history_gives_the_same_latest_runs(tmp_path):
+    df = records.from_perflogs([HISTORY])
+    store = tmp_path / 'h.parquet'
+    records.to_parquet(df, store)
+    scan.find([str(store)], [], keep=tmp_path / 'keep', chunk_rows=100)
+    by_kept = kept.Kept(tmp_path / 'keep').latest()
+    by_table = kept.Table(df).latest()
+    cols = [*changes.SERIES, 'value', 'ref', 'result']
+    assert by_kept.height == by_table.height == 9
+    assert by_kept.select(cols).rows() == by_table.select(cols).rows()
+    assert (by_kept['time'].cast(pl.Int64) == by_table['time'].cast(pl.Int64)).all()
+
+
+def test_series_without_a_reference_are_listed_with_how_to_get_one():
+    '''This machine's history carries no reference (`local` has no paper figure): no bar,
+    each series listed under the folded note that proposes references.'''
+    latest = kept.Table(records.from_perflogs([HISTORY])).latest()
+    html, drawn = publish.latest_section('local', latest)
+    assert not drawn and 'id="latest-chart"' not in html
+    assert 'No series has a reference yet.' in html
+    assert '9 series without a\nreference: <code>mdxbench references propose --system local' \
+        in html
+    assert html.split('<tbody>')[1].count('<tr>') == 9
+
+
+def test_the_sensitivity_table_is_folded_until_most_series_have_a_figure():
+    def sens(n, known):
+        return [{'target': 0.05, 'mde': 0.02 if i < known else None, 'system': 's',
+                 'partition': 'p', 'check': f'c{i}', 'perf_var': 'v', 'runs': 3,
+                 'noise_cv': None} for i in range(n)]
+
+    assert '<details id="sensitivity-details">' in publish.sensitivity_section(sens(4, 1))
+    assert '<details id="sensitivity-details" open>' in publish.sensitivity_section(sens(4, 2))
