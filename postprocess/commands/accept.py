@@ -22,6 +22,8 @@ def add_arguments(p):
                    'per node to test)')
     p.add_argument('--nodes', help='only these nodes of the partition (comma-separated)')
     p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
+    p.add_argument('-q', '--quiet', action='store_true', help='print no job ids nor '
+                   'progress: the verdicts, drain lines and figures only')
     p.add_argument('--poll', type=options.positive, default=jobs.Plan.poll, metavar='SECONDS',
                    help='seconds between two looks at the queue (squeue)')
     p.add_argument('--out', type=options.output_dir, help='directory for job scripts, outputs and perflogs '
@@ -68,8 +70,13 @@ def run(args):
     seq = None if args.no_suspects else accept.sequential(
         args.alpha, args.beta, args.max_extra_jobs, args.history, args.history_es,
         plan.system, plan.partition)
-    res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
-                     args.retests, sequential=seq)
+    progress = text.JobProgress(quiet=args.quiet)
+    try:
+        res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
+                         args.retests, sequential=seq, progress=progress,
+                         log=(lambda line: None) if args.quiet else print)
+    finally:
+        progress.close()
     print(f'mdxbench accept: {res.jobs} jobs for {len(plan.testable)} nodes, at most '
           f'{res.max_in_queue} in the queue, {res.seconds:.1f} s wall')
     print(text.node_verdicts(res.verdicts))

@@ -109,7 +109,7 @@ def sequential(alpha, beta, max_extra_jobs, history_paths=(), history_es=False, 
 
 
 def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print,
-        sequential=None):
+        sequential=None, progress=None):
     '''Jobs, verdicts and re-measurements of one acceptance run; an :class:`Outcome`.
     ``outliers``: z, min_effect and gross of the verdicts; ``sequential``: how suspects
     are decided (:class:`Sequential`; None: suspects are not looked for). Figures the
@@ -117,7 +117,8 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
     for line in noise_warnings(plan, outliers.get('min_effect') or _verdicts.MIN_EFFECT,
                                sequential):
         print(line, file=sys.stderr)
-    fig = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log)
+    fig = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log,
+                   progress=progress)
     ids = dict(fig['job_ids'])
     # with the suspects' test, a retest decides only gross outliers and failed checks: an
     # outlier short of gross is a suspect, decided on paired runs with their noise
@@ -135,7 +136,8 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
                 retested.setdefault(v['node'], []).append('; '.join(v['reasons']))
                 previous[v['node']] = set(v['keys'])
         more = jobs.run(dataclasses.replace(plan, testable=again), out, reframe_args,
-                        time_limit, files=files, log=log)
+                        time_limit, files=files, log=log, progress=progress,
+                        what='nodes measured again')
         ids.update(more['job_ids'])
         for k in ('jobs', 'seconds'):
             fig[k] += more[k]
@@ -156,7 +158,8 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
                       for a in ('-S', f'{cls}.length_factor={f}')]
             fig['rounds'] = fig.get('rounds', 0) + 1
             more = jobs.run_round(plan, nodes, out, [*reframe_args, *longer], time_limit,
-                                  files=files, log=log, name=f"round-{fig['rounds']}")
+                                  files=files, log=log, name=f"round-{fig['rounds']}",
+                                  progress=progress)
             ids.update(more['job_ids'])
             for k in ('jobs', 'seconds'):
                 fig[k] += more[k]

@@ -268,14 +268,31 @@ def acceptance_cases(system, partition, reframe_args=()):
     return len(cases), sorted({c['@file'] for c in cases})
 
 
-def _queued(ids):
+def _queue_states(ids):
+    '''{job id: Slurm's state code (PD, R, CG, ...)} of the jobs ``ids`` still in the queue
+    (one squeue call).'''
     if not ids:
-        return set()
-    res = subprocess.run(['squeue', '-h', '-o', '%i', '-j', ','.join(ids)],
+        return {}
+    res = subprocess.run(['squeue', '-h', '-o', '%i %t', '-j', ','.join(ids)],
                          capture_output=True, text=True, timeout=60)
     if res.returncode != 0 and 'Invalid job id' not in res.stderr:
         raise RuntimeError(f'squeue failed: {res.stderr.strip()}')
-    return {ln.strip() for ln in res.stdout.splitlines() if ln.strip()}
+    return dict(ln.split()[:2] for ln in res.stdout.splitlines() if len(ln.split()) >= 2)
+
+
+def _queued(ids):
+    return set(_queue_states(ids))
+
+
+def _tell(progress, what, total, states, submitted, to_submit):
+    '''Call ``progress(what, done, running, queued, to_submit, total)`` with the jobs'
+    counts: those submitted and gone from the queue are done; a job not seen by squeue yet
+    is queued.'''
+    if progress is None:
+        return
+    running = sum(states.get(j) in ('R', 'CG') for j in submitted)
+    inqueue = sum(j in states for j in submitted)
+    progress(what, len(submitted) - inqueue, running, inqueue - running, to_submit, total)
 
 
 def _submit(script, text):
@@ -287,31 +304,37 @@ def _submit(script, text):
     return res.stdout.strip().split(';')[0]
 
 
-def run(p, out, reframe_args=(), time_limit='30:00', poll=None, log=print, files=None):
+def run(p, out, reframe_args=(), time_limit='30:00', poll=None, log=print, files=None,
+        progress=None, what='nodes'):
     '''Submit one job per testable node, at most ``p.max_jobs`` in the queue at once, and
-    wait for all. Returns figures: jobs submitted, most in the queue, wall seconds.'''
+    wait for all, telling ``progress`` the jobs' counts at each look at the queue
+    (:func:`_tell`). Returns figures: jobs submitted, most in the queue, wall seconds.'''
     out = pathlib.Path(out).resolve()
     (out / 'jobs').mkdir(parents=True, exist_ok=True)
     pending, inflight, jobs, most = list(p.testable), set(), {}, 0
     t0 = time.monotonic()
     while pending or inflight:
-        inflight &= _queued(sorted(inflight))
+        states = _queue_states(sorted(inflight))
+        inflight &= set(states)
         while pending and len(inflight) < p.max_jobs:
             node = pending.pop(0)
             jid = _submit(out / 'jobs' / f'{node}.sh',
                           job_script(p, node, out, reframe_args, time_limit, files))
             jobs[node] = jid
             inflight.add(jid)
+            states[jid] = 'PD'
             log(f'mdxbench accept: {node}: job {jid}')
+        _tell(progress, what, len(p.testable), states, list(jobs.values()), len(pending))
         most = max(most, len(inflight))
         if inflight:
             time.sleep(p.poll if poll is None else poll)
+    _tell(progress, what, len(p.testable), {}, list(jobs.values()), 0)
     return {'jobs': len(jobs), 'max_in_queue': most, 'seconds': time.monotonic() - t0,
             'job_ids': jobs}
 
 
 def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=None, log=print,
-              files=None, name='round'):
+              files=None, name='round', progress=None):
     '''Submit the one job of a paired round (:func:`round_script`) and wait for it; the
     figures of :func:`run`, every node's job id that job's.'''
     out = pathlib.Path(out).resolve()
@@ -320,8 +343,10 @@ def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=None, log
     jid = _submit(out / 'jobs' / f'{name}.sh',
                   round_script(p, nodes, out, reframe_args, time_limit, files, name))
     log(f'mdxbench accept: {", ".join(nodes)}: job {jid}')
-    while _queued([jid]):
+    while states := _queue_states([jid]):
+        _tell(progress, name, 1, states, [jid], 0)
         time.sleep(p.poll if poll is None else poll)
+    _tell(progress, name, 1, {}, [jid], 0)
     return {'jobs': 1, 'max_in_queue': 1, 'seconds': time.monotonic() - t0,
             'job_ids': {n: jid for n in nodes}}
 

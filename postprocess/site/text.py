@@ -115,6 +115,50 @@ def lines(items, prefix=''):
     return '\n'.join(f'{prefix}{i}' for i in items)
 
 
+class JobProgress:
+    '''``mdxbench accept``'s jobs as they go (``progress`` of
+    :func:`mdxbench.post.fleet.jobs.run`): on a terminal one ``rich`` progress bar per phase
+    (the nodes, those measured again, each paired round) with the jobs running, queued and
+    to submit; elsewhere (a cron job's log) one line each time a count changes; nothing
+    when ``quiet``.'''
+
+    def __init__(self, quiet=False, stream=None):
+        import sys
+
+        self.quiet, self.stream = quiet, stream or sys.stderr
+        self.bar, self.task, self.phase, self.last = None, None, None, None
+
+    def __call__(self, what, done, running, queued, to_submit, total):
+        if self.quiet:
+            return
+        counts = (what, done, running, queued, to_submit, total)
+        if counts == self.last:
+            return
+        self.last = counts
+        status = f'{running} running, {queued} queued, {to_submit} to submit'
+        if not self.stream.isatty():
+            print(f'mdxbench accept: {what}: {done} of {total} jobs done, {status}',
+                  file=self.stream, flush=True)
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+            TimeElapsedColumn
+
+        if self.bar is None:
+            self.bar = Progress(TextColumn('{task.description}'), BarColumn(),
+                                MofNCompleteColumn(), TextColumn('{task.fields[status]}'),
+                                TimeElapsedColumn(), console=Console(file=self.stream))
+            self.bar.start()
+        if what != self.phase:
+            self.phase = what
+            self.task = self.bar.add_task(what, total=total, status=status)
+        self.bar.update(self.task, completed=done, status=status)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.stop()
+
+
 def unfinished_lines(places):
     '''The perflog lines still being written ("file:line"), as ``summary`` tells them.'''
     return '\n'.join(f'{p}: unfinished (no newline yet): not counted; ingest sends it once '

@@ -13,6 +13,7 @@ The namespace nodes share this machine's two cores: CPU-bound figures are only c
 between nodes measured one at a time (--max-jobs 1; two HPL jobs of 2 ranks each on 2
 cores gave 57 and 4.7 GFLOPS).'''
 import json
+import re
 
 import numpy as np
 import pytest
@@ -83,6 +84,13 @@ def test_slow_nodes_are_flagged_and_a_drained_one_not_tested(cluster8, tmp_path)
     assert out.returncode == 1, why + out.stdout[-3000:] + out.stderr[-2000:]
     assert sorted(verdicts) == NODES
     assert verdicts[drained]['verdict'] == 'not tested', why
+    # its progress, one line per change of the queue's counts (not a terminal here): the 7
+    # tested nodes' jobs one at a time (--max-jobs 1), then the failed nodes measured again
+    assert 'mdxbench accept: nodes: 0 of 7 jobs done, ' in out.stderr, out.stderr[-3000:]
+    assert 'mdxbench accept: nodes: 7 of 7 jobs done, 0 running, 0 queued, 0 to submit' \
+        in out.stderr, out.stderr[-3000:]
+    again = re.findall(r'nodes measured again: (\d+) of (\d+) jobs done', out.stderr)
+    assert again and again[-1][0] == again[-1][1] and int(again[-1][1]) >= 3, out.stderr[-3000:]
     # each slow node on the metric its fault affects, confirmed by a second measurement
     assert verdicts[slow]['verdict'] == 'fail' and fails_on(verdicts[slow], 'HpccHpl gflops='), why
     assert verdicts[netslow]['verdict'] == 'fail', why

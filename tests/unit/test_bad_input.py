@@ -286,3 +286,28 @@ def test_mdxbench_refuses_a_non_numeric_reference_in_one_line(capsys, state, tmp
     assert code == exits.USAGE
     assert line == (f'mdxbench report: {refs}/papers.yaml: BabelStreamOmp.mdx2:vc16m32g[0].'
                     "value: expected a positive number, got '16x4'"), line
+
+
+# -- accept's progress -----------------------------------------------------------------------
+
+def test_accept_progress_counts_the_jobs_as_squeue_shows_them():
+    '''jobs._tell from squeue's states: gone from the queue is done, R and CG running, the
+    rest (PD, or not seen yet) queued; a line only when a count changes; none quiet.'''
+    import io
+
+    from mdxbench.post.fleet import jobs
+    from mdxbench.post.site import text
+
+    out = io.StringIO()
+    progress = text.JobProgress(stream=out)
+    jobs._tell(progress, 'nodes', 5, {'11': 'R', '12': 'PD', '13': 'CG'},
+               ['10', '11', '12', '13'], 1)
+    jobs._tell(progress, 'nodes', 5, {'11': 'R', '12': 'PD', '13': 'CG'},
+               ['10', '11', '12', '13'], 1)
+    jobs._tell(progress, 'nodes', 5, {}, ['10', '11', '12', '13', '14'], 0)
+    assert out.getvalue().splitlines() == [
+        'mdxbench accept: nodes: 1 of 5 jobs done, 2 running, 1 queued, 1 to submit',
+        'mdxbench accept: nodes: 5 of 5 jobs done, 0 running, 0 queued, 0 to submit']
+    quiet = io.StringIO()
+    jobs._tell(text.JobProgress(quiet=True, stream=quiet), 'nodes', 5, {}, ['10'], 4)
+    assert quiet.getvalue() == ''
