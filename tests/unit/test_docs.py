@@ -2,7 +2,9 @@
 reference is generated from the argument parser: every option of every command is in it,
 and an option added to the parser appears without editing the docs.'''
 import argparse
+import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -78,3 +80,32 @@ def test_an_option_added_to_the_parser_appears_in_the_docs(tmp_path, monkeypatch
     app.build()
     html = (tmp_path / 'out' / 'index.html').read_text()
     assert '--brand-new-option' in html and 'added by the test, in no doc' in html
+
+
+def test_the_readme_s_site_path_works_from_a_fresh_shell(tmp_path):
+    '''The README's site path, as an operator types it in a new login shell (nothing of
+    ours in the environment): `source ci/activate.sh`, then the listing of the daily use,
+    and the `-C` form it gives instead. Both list mdx2's cases.'''
+    readme = (ROOT / 'README.md').read_text()
+    assert '    source ci/activate.sh ' in readme
+    listing = 'reframe -c checks/ -l --system mdx2'
+    assert f'    {listing}' in readme
+    assert '`reframe -C site-configs/settings.py -c checks/ -r --system mdx2`' in readme
+    env = {'HOME': str(tmp_path), 'PATH': '/usr/bin:/bin'}
+    # where this checkout keeps its venv, if not the default (the operator's own setting)
+    env.update({k: os.environ[k] for k in ('MDXBENCH_STATE_DIR', 'MDXBENCH_VENV')
+                if k in os.environ})
+    venv_reframe = pathlib.Path(sys.executable).parent / 'reframe'
+    for line in (f'source ci/activate.sh >/dev/null && {listing}',
+                 f'{venv_reframe} -C site-configs/settings.py -c checks/ -l --system mdx2'):
+        res = subprocess.run(['bash', '-c', line], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert res.returncode == 0, (line, res.stdout[-2000:], res.stderr[-2000:])
+        found = re.search(r'Found (\d+) check\(s\)', res.stdout)
+        assert found and int(found.group(1)) > 100, (line, res.stdout[-2000:])
+    # and without either, ReFrame says what the README says it says
+    res = subprocess.run([str(venv_reframe), '-c', 'checks/', '-l', '--system', 'mdx2'],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode != 0
+    assert 'could not find a configuration entry for the requested system' in \
+        res.stdout + res.stderr
