@@ -181,21 +181,25 @@ def figures(df, outdir):
             pts = sorted(g.items())
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker='o',
                     label=f'{sysp} {placement} multiqueue={"on" if mq else "off"}')
+        _paper_points(ax, ('Iperf3Throughput', 'Iperf3OneQueue'), 'throughput', 'streams')
         ax.set_xscale('log', base=2)
         ax.set_xlabel('parallel streams (-P)')
         ax.set_ylabel('throughput (Gbit/s)')
-        ax.legend(fontsize=7)
-        save(fig, 'iperf3-streams.png', 'iperf3 throughput vs parallel streams')
+        ax.legend(fontsize=6)
+        save(fig, 'iperf3-streams.png', 'iperf3 throughput vs parallel streams; squares: the '
+             "paper's figures (002 sec. 3.2.2, Fig. 3) on the same axes")
 
     ior = df.filter(pl.col('check_class') == 'Ior')
     if ior.height:
         fig, ax = plt.subplots(figsize=(6, 4))
         for (sysp, var), g in _series(ior, 'num_nodes'):
             ax.plot(*zip(*sorted(g.items())), marker='o', label=f'{sysp} {var}')
+        _paper_points(ax, ('Ior',), None, 'num_nodes')
         ax.set_xlabel('nodes')
         ax.set_ylabel('aggregate GB/s')
         ax.legend(fontsize=7)
-        save(fig, 'ior-nodes.png', 'IOR aggregate bandwidth vs nodes')
+        save(fig, 'ior-nodes.png', 'IOR aggregate bandwidth vs nodes; squares: the '
+             "paper's figures (002 sec. 3.2.3) on the same axes")
 
     for check, unit, name in (('OsuLatency', 'us', 'osu-latency.png'),
                               ('OsuBandwidth', 'MB/s', 'osu-bandwidth.png')):
@@ -289,6 +293,25 @@ def _plot_curves(ax, sel, **style):
             ax.plot(xs, [curve[str(x)] for x in xs], label=f'{s}:{p}', **style)
     ax.set_xscale('log', base=2)
     ax.legend(fontsize=7)
+
+
+def _paper_points(ax, checks, var, x_param):
+    '''The papers' figures of ``checks`` (``var``: that variable only) on the same axes
+    as the measured curves, at their ``x_param`` value: hollow black squares, one legend
+    entry per figure with its system, conditions and source.'''
+    seen = set()
+    for e in references.load():
+        if e['check'] not in checks or (var and e['var'] != var) or \
+                x_param not in (e.get('when') or {}):
+            continue
+        x = float(e['when'][x_param])
+        if (e['var'], x, e['value']) in seen:     # one figure, two checks (Iperf3OneQueue)
+            continue
+        seen.add((e['var'], x, e['value']))
+        cond = [f'{k}={v}' for k, v in e['when'].items() if k != x_param] + \
+            [k if v else f'no {k}' for k, v in (e.get('conditions') or {}).items()]
+        ax.scatter([x], [e['value']], marker='s', s=40, facecolors='none', edgecolors='black',
+                   zorder=3, label=f"paper: {e['target']} {e['var']} {' '.join(cond)}")
 
 
 def _iperf_groups(ip):

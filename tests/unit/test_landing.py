@@ -68,3 +68,27 @@ def test_the_sensitivity_table_is_folded_until_most_series_have_a_figure():
 
     assert '<details id="sensitivity-details">' in publish.sensitivity_section(sens(4, 1))
     assert '<details id="sensitivity-details" open>' in publish.sensitivity_section(sens(4, 2))
+
+
+def test_the_papers_figures_are_drawn_on_the_report_s_axes():
+    '''The iperf3 figure's squares are the papers' iperf3 figures, at their stream counts,
+    each once (Iperf3OneQueue repeats two of Iperf3Throughput's): read from papers.yaml
+    here, not through the references module.'''
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    import yaml
+
+    from mdxbench.post.site import report
+
+    papers = yaml.safe_load((pathlib.Path(__file__).parents[2] / 'site-configs' /
+                             'references' / 'papers.yaml').read_text())
+    expected = {(float(e['when']['streams']), e['value'])
+                for c in ('Iperf3Throughput', 'Iperf3OneQueue')
+                for entries in papers[c].values() for e in entries}
+    fig, ax = plt.subplots()
+    report._paper_points(ax, ('Iperf3Throughput', 'Iperf3OneQueue'), 'throughput', 'streams')
+    drawn = [tuple(map(float, c.get_offsets()[0])) for c in ax.collections]
+    plt.close(fig)
+    assert len(expected) == 4 and sorted(drawn) == sorted(expected)
