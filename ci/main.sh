@@ -106,7 +106,7 @@ done
 site="$OUT/cycle"
 echo
 echo "== the published site: $site/index.html =="
-echo "   serve it:  python3 -m http.server 8000 --bind 127.0.0.1 --directory '$site'   (then http://127.0.0.1:8000/)"
+echo "   serve it:  mdxbench site serve --dir '$site'   (then http://127.0.0.1:8000/)"
 
 ((rc == 0)) || log "reframe reported failures on local (exit $rc): see its summary of failures above"
 ((cluster_rc == 0)) || log "reframe reported failures on nscluster (exit $cluster_rc)"

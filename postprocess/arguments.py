@@ -57,6 +57,8 @@ non_negative = _number(float, 0, what='expected 0 or more')
 fraction = _number(float, 0, 1, lo_open=True, what='expected a fraction above 0 and at most 1')
 #: a count of runs, nodes or repetitions
 count = _number(int, 1, what='expected 1 or more')
+#: a TCP port (0: any free one)
+port = _number(int, 0, 65535, what='expected a port, 0 to 65535')
 #: a count that may be 0 (no retest, no extra job)
 count_or_none = _number(int, 0, what='expected 0 or more')
 

@@ -15,6 +15,7 @@ perflogs of the suite's ReFrame runs, stored in Elasticsearch.
     mdxbench acceptance [PATH ...] per-node verdicts of the acceptance checks
     mdxbench accept                one job per node with every acceptance check, verdicts
     mdxbench report --out DIR      the papers' tables, figures and trend pages (HTML)
+    mdxbench site serve            the cycles' published sites over HTTP
     mdxbench references propose    reference entries from the latest stable measurements
     mdxbench export --out F        the records as Parquet (for --parquet)
     mdxbench history sync|status|verify

@@ -5,8 +5,8 @@ records or nodes: that logic lives with its job. Options several commands share 
 :mod:`.options`.'''
 from mdxbench.post.commands import (accept, acceptance, bench, changes, cycle, event, export,
                                     fidelity, history, incident, ingest, references, regress, report,
-                                    schedule, session, summary)
+                                    schedule, session, site, summary)
 
 #: in the order ``mdxbench --help`` lists them
 COMMANDS = (ingest, summary, regress, changes, event, cycle, schedule, incident, acceptance, accept,
-            report, references, export, history, session, fidelity, bench)
+            report, site, references, export, history, session, fidelity, bench)

@@ -5,7 +5,7 @@ import sys
 
 from mdxbench.post.arguments import (count, count_or_none, existing_path, fraction, iso_time,  # noqa: F401
                                      known_system, non_negative, output_dir, output_file,
-                                     partition_of, positive, readable_file, refuse)
+                                     partition_of, port, positive, readable_file, refuse)
 
 from mdxbench.post.site import text
 from mdxbench.post.store import esclient, source as history_source

@@ -1,5 +1,5 @@
 '''The published site of a system's cycles: a static directory that any web server on a
-login node serves (``python -m http.server``, nginx, Apache), with relative links only and
+login node serves (``mdxbench site serve``, nginx, Apache), with relative links only and
 nothing fetched from elsewhere (Plotly's JavaScript is one file in the site)::
 
     index.html                 the system: the latest run of each series against its

@@ -92,3 +92,41 @@ def test_the_papers_figures_are_drawn_on_the_report_s_axes():
     drawn = [tuple(map(float, c.get_offsets()[0])) for c in ax.collections]
     plt.close(fig)
     assert len(expected) == 4 and sorted(drawn) == sorted(expected)
+
+
+def test_site_serve_serves_the_published_site_and_refuses_a_directory_without_one(tmp_path):
+    '''`mdxbench site serve` in its own process: the cycles' directory a cycle published
+    (one cycle over real perflogs), served on a free port; a directory with no site is
+    refused in one line, exit 2.'''
+    import os
+    import subprocess
+    import sys
+    import urllib.request
+
+    exe = pathlib.Path(sys.executable).parent / 'mdxbench'
+    env = dict(os.environ, MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
+               MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'))
+    cyc = subprocess.run([str(exe), 'cycle', '--system', 'local', '--no-ingest', '--perflogs',
+                          str(HISTORY)], env=env, capture_output=True, text=True, timeout=600)
+    assert cyc.returncode == 0, cyc.stdout[-2000:] + cyc.stderr[-2000:]
+    srv = subprocess.Popen([str(exe), 'site', 'serve', '--port', '0'], env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        line = srv.stdout.readline()
+        assert line.startswith(f"mdxbench site: serving {tmp_path / 'state' / 'cycle'} at "
+                               'http://127.0.0.1:'), line
+        base = line.split(' at ')[1].split()[0]
+        with urllib.request.urlopen(base + 'index.html', timeout=10) as r:
+            assert 'local/site/index.html' in r.read().decode()
+        with urllib.request.urlopen(base + 'local/site/index.html', timeout=10) as r:
+            assert 'Latest runs against their references' in r.read().decode()
+    finally:
+        srv.terminate()
+        srv.wait(timeout=30)
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    res = subprocess.run([str(exe), 'site', 'serve', '--dir', str(empty)], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and res.stderr.strip() == (
+        f'mdxbench site: {empty}: no index.html: no site published there yet (mdxbench cycle '
+        '--system SYSTEM publishes one)'), res.stderr
