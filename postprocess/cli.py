@@ -62,8 +62,8 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def debug_option(p, default):
-    p.add_argument('--debug', action='store_true', default=default,
-                   help='on an error, show its traceback, not one line')
+    p.add_argument('-v', '--debug', '--verbose', dest='debug', action='store_true',
+                   default=default, help='on an error, show its traceback, not one line')
 
 
 def build_parser():

@@ -49,6 +49,8 @@ def add_arguments(p):
                    help='route and detect the whole history again, not only what is new '
                    '(the kept scan copy of the history is rebuilt; other detector settings '
                    'do it by themselves)')
+    p.add_argument('-q', '--quiet', action='store_true', help='print the cycle\'s lines '
+                   'only, not the table of incidents (the site and --json have it)')
     p.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                    help='after --: options for ReFrame with --run (e.g. -t acceptance)')
 
@@ -61,8 +63,9 @@ def run(args):
         window_days=args.window_days, ingest=not args.no_ingest,
         retry_seconds=args.retry_seconds, mde_budget=args.mde_budget, split=args.split,
         split_max_rounds=args.split_max_rounds, full=args.full))
-    print(text.incident_table(res.incidents))
-    print(f'\nmdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
+    if not args.quiet:
+        print(text.incident_table(res.incidents) + '\n')
+    print(f'mdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
           f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '
           f'{len(res.new)}, notified {len(res.notified)}, notify failed {len(res.failed)}; '
           f'feed {res.feed}; exit {res.exit_code}')

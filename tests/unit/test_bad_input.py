@@ -184,6 +184,8 @@ def test_a_fault_of_mdxbench_is_one_line_and_debug_shows_the_traceback(capsys, s
         cli.main(['summary', '--debug', '--no-es', str(PERFLOG)])
     with pytest.raises(KeyError):
         cli.main(['--debug', 'summary', '--no-es', str(PERFLOG)])
+    with pytest.raises(KeyError):
+        cli.main(['summary', '-v', '--no-es', str(PERFLOG)])
 
 
 def test_the_installed_command_prints_no_traceback(tmp_path):

@@ -106,9 +106,13 @@ def test_site_serve_serves_the_published_site_and_refuses_a_directory_without_on
     exe = pathlib.Path(sys.executable).parent / 'mdxbench'
     env = dict(os.environ, MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
                MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'))
-    cyc = subprocess.run([str(exe), 'cycle', '--system', 'local', '--no-ingest', '--perflogs',
-                          str(HISTORY)], env=env, capture_output=True, text=True, timeout=600)
+    cyc = subprocess.run([str(exe), 'cycle', '--system', 'local', '--no-ingest', '-q',
+                          '--perflogs', str(HISTORY)], env=env, capture_output=True, text=True,
+                         timeout=600)
     assert cyc.returncode == 0, cyc.stdout[-2000:] + cyc.stderr[-2000:]
+    # -q: the cycle's lines, no table of incidents
+    assert all(ln.startswith('mdxbench cycle: ') for ln in cyc.stdout.splitlines()), cyc.stdout
+    assert 'mdxbench cycle: 324 records (perflogs), 0 change points' in cyc.stdout
     srv = subprocess.Popen([str(exe), 'site', 'serve', '--port', '0'], env=env, text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
