@@ -46,6 +46,8 @@ th, td { border: 1px solid #999; padding: 0.2em 0.5em; text-align: left; vertica
 th { background: #eee; }
 .new, .reopened, .open { color: #d62728; font-weight: bold; }
 .acknowledged { color: #a60; } .resolved { color: #2ca02c; }
+.fail { color: #d62728; font-weight: bold; } .pass { color: #2ca02c; }
+svg.spark { vertical-align: middle; }
 code, pre { background: #f4f4f4; padding: 0.1em 0.3em; }
 nav a { margin-right: 1em; }'''
 
@@ -129,16 +131,42 @@ figure yet. The minimum detectable effect is simulated on each series' own resid
 RESULT_COLOURS = {'pass': '#2ca02c', 'fail': '#d62728'}
 
 
-def latest_section(system, latest):
+#: the runs a series' sparkline on the landing page draws (its last ones)
+SPARK_RUNS = 30
+
+
+def sparkline(values, result=None, width=120, height=22):
+    '''An inline SVG line of ``values`` (a series' last runs, oldest first), its last point
+    a dot in the colour of ReFrame's ``result`` of that run.'''
+    v = [float(x) for x in values][-SPARK_RUNS:]
+    if not v:
+        return ''
+    lo, hi = min(v), max(v)
+    span = (hi - lo) or 1.0
+    step = (width - 4) / max(len(v) - 1, 1)
+    pts = [(2 + i * step, height - 2 - (x - lo) / span * (height - 4)) for i, x in enumerate(v)]
+    line = ' '.join(f'{x:.1f},{y:.1f}' for x, y in pts)
+    colour = RESULT_COLOURS.get(result, '#555')
+    return (f'<svg class="spark" width="{width}" height="{height}" role="img" '
+            f'aria-label="{len(v)} runs, {lo:.4g} to {hi:.4g}"><polyline points="{line}" '
+            f'fill="none" stroke="#777" stroke-width="1"/><circle cx="{pts[-1][0]:.1f}" '
+            f'cy="{pts[-1][1]:.1f}" r="2.5" fill="{colour}"/></svg>')
+
+
+def latest_section(system, latest, runs=None):
     '''The latest run of each series against its reference, as ReFrame judged it: one
-    horizontal bar per series (measured / reference, 1 the reference), coloured pass or
-    fail; the series without a reference listed below, folded, with how to get them one.'''
+    horizontal bar per series (from the reference, 1, to measured / reference), coloured
+    pass or fail; then every series at a glance, its last runs as a small line (``runs``:
+    {series key: values, oldest first}), its latest figure and reference, and how to get a
+    reference for those without. Returns (HTML, whether a chart is drawn).'''
     if latest is None or not latest.height:
         return '<h2>Latest runs</h2><p>No run yet.</p>', False
+    runs = runs or {}
     refd = latest.filter(pl.col('ref').is_not_null() & (pl.col('ref') != 0)) \
         .with_columns((pl.col('value') / pl.col('ref')).alias('ratio'))
-    bare = latest.filter(pl.col('ref').is_null() | (pl.col('ref') == 0))
-    label = [f'{p} {c} {v}' for p, c, v in refd.select('partition', 'check', 'perf_var').rows()]
+    nbare = latest.height - refd.height
+    label = [f'{p}+{e} {c} {v}' for p, e, c, v in
+             refd.select('partition', 'environ', 'check', 'perf_var').rows()]
     hover = [f'{v:.4g} {u} against {r:.4g} {u} ({(v / r - 1):+.1%}), {t:%Y-%m-%d %H:%M}'
              f'<br>bounds {lo if lo is not None else "-"} .. {hi if hi is not None else "-"}'
              for v, r, u, lo, hi, t in refd.select('value', 'ref', 'unit', 'lower', 'upper',
@@ -148,8 +176,7 @@ def latest_section(system, latest):
     # each bar from the reference (1) to the measured ratio: left is below it
     figure = {'data': [{'type': 'bar', 'orientation': 'h', 'y': label, 'base': 1,
                         'x': [r - 1 for r in refd['ratio'].to_list()], 'text': hover,
-                        'hoverinfo': 'y+text',
-                        'textposition': 'none',
+                        'hoverinfo': 'y+text', 'textposition': 'none',
                         'marker': {'color': [RESULT_COLOURS.get(r, '#7f7f7f')
                                              for r in results]}}],
               'layout': {'height': 120 + 22 * refd.height, 'margin': {'l': 420, 'r': 20,
@@ -158,34 +185,44 @@ def latest_section(system, latest):
                          'yaxis': {'autorange': 'reversed'},
                          'shapes': [{'type': 'line', 'x0': 1, 'x1': 1, 'y0': 0, 'y1': 1,
                                      'yref': 'paper', 'line': {'dash': 'dash'}}]}}
-    rows = '\n'.join(
-        f'<tr><td>{esc(p)}</td><td>{esc(c)}</td><td>{esc(v)}</td><td>{x:.4g} {esc(u)}</td>'
-        f'<td>{t:%Y-%m-%d %H:%M}</td></tr>'
-        for p, c, v, x, u, t in bare.select('partition', 'check', 'perf_var', 'value', 'unit',
-                                            'time').rows())
     chart = (f'''<p id="latest-summary">{refd.height} series with a reference: {nfail} failed it
 in their latest run, {refd.height - nfail} passed (green pass, red fail, as ReFrame judged).</p>
 <div id="latest-chart" data-bars="{refd.height}" data-fail="{nfail}"></div>
 <script>Plotly.newPlot('latest-chart', {json.dumps(figure['data'])},
 {json.dumps(figure['layout'])}, {{responsive: true, displayModeBar: false}});</script>'''
              if refd.height else '<p id="latest-summary">No series has a reference yet.</p>')
-    without = (f'''<details id="without-reference"><summary>{bare.height} series without a
-reference: <code>mdxbench references propose --system {esc(system)}</code> proposes one for
-each from its stable runs</summary>
-<table><thead><tr><th>partition</th><th>check</th><th>perf var</th><th>latest</th>
-<th>time</th></tr></thead><tbody>
+    hint = (f'''<p id="without-reference">{nbare} series without a reference:
+<code>mdxbench references propose --system {esc(system)}</code> proposes one for each from its
+stable runs.</p>''' if nbare else '')
+    rows = '\n'.join(_glance_row(r, runs) for r in latest.iter_rows(named=True))
+    glance = f'''<h2>Every series at a glance</h2>
+{hint}
+<table id="glance"><thead><tr><th>partition+environ</th><th>check</th><th>perf var</th>
+<th>last {SPARK_RUNS} runs</th><th>latest</th><th>reference</th><th>result</th></tr></thead><tbody>
 {rows}
-</tbody></table></details>''' if bare.height else '')
-    return f'<h2>Latest runs against their references</h2>\n{chart}\n{without}', \
+</tbody></table>'''
+    return f'<h2>Latest runs against their references</h2>\n{chart}\n{glance}', \
         bool(refd.height)
 
 
-def index_body(system, incidents, last, ncharts, sens=(), latest=None):
+def _glance_row(r, runs):
+    key = tuple(r[k] for k in changes.SERIES)
+    ref = f'{r["ref"]:.4g}' if r['ref'] else '-'
+    ident = trends.series_id(r)
+    return (f'<tr><td>{esc(r["partition"])}+{esc(r["environ"])}</td>'
+            f'<td><a href="report/trends.html#{ident}">'
+            f'{esc(r["check"])}</a></td><td>{esc(r["perf_var"])}</td>'
+            f'<td>{sparkline(runs.get(key, [r["value"]]), r["result"])}</td>'
+            f'<td>{r["value"]:.4g} {esc(r["unit"])}</td><td>{ref}</td>'
+            f'<td class="{esc(r["result"] or "")}">{esc(r["result"] or "-")}</td></tr>')
+
+
+def index_body(system, incidents, last, ncharts, sens=(), latest=None, runs=None):
     last = last or {}
     code = last.get('exit')
     open_n = len(open_regressions(incidents))
     rows = incident_rows(incidents) or '<tr><td colspan="7">no incident</td></tr>'
-    latest_html, _ = latest_section(system, latest)
+    latest_html, _ = latest_section(system, latest, runs)
     return f'''<h1>mdxbench: {esc(system)}</h1>
 {latest_html}
 <h2>Last cycle</h2>
@@ -420,9 +457,11 @@ def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
     ncharts = hist.nseries()
     head = f'<script src="{PLOTLY}"></script><script src="report/trends/trends.js"></script>'
+    latest = hist.latest()
+    runs = dict(hist.each_series(list(latest.select(changes.SERIES).iter_rows())))
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
-                  index_body(system, incidents, last_cycle, ncharts, sensitivity,
-                             hist.latest()), 'index', head=f'<script src="{PLOTLY}"></script>')]
+                  index_body(system, incidents, last_cycle, ncharts, sensitivity, latest,
+                             runs), 'index', head=f'<script src="{PLOTLY}"></script>')]
     # the incidents' charts from the trend pages' files just written (no history read)
     full_keys, latest_of = _full_keys(hist, list(incidents.values())), {}
     cycle = trends.by_series(change_points) if change_points is not None else None

@@ -4,6 +4,7 @@ or the scan's kept chunks, the same answer), and the sensitivity table folded wh
 series have too few runs. The chart with references that ReFrame carried and judged is
 drawn in Chromium by tests/integration/test_trends_es.py.'''
 import pathlib
+import re
 
 import polars as pl
 
@@ -51,13 +52,34 @@ def test_the_kept_history_gives_the_same_latest_runs(tmp_path):
 def test_series_without_a_reference_are_listed_with_how_to_get_one():
     '''This machine's history carries no reference (`local` has no paper figure): no bar,
     each series listed under the folded note that proposes references.'''
-    latest = kept.Table(records.from_perflogs([HISTORY])).latest()
-    html, drawn = publish.latest_section('local', latest)
+    table = kept.Table(records.from_perflogs([HISTORY]))
+    latest = table.latest()
+    runs = dict(table.each_series(list(latest.select(changes.SERIES).iter_rows())))
+    html, drawn = publish.latest_section('local', latest, runs)
     assert not drawn and 'id="latest-chart"' not in html
     assert 'No series has a reference yet.' in html
-    assert '9 series without a\nreference: <code>mdxbench references propose --system local' \
+    assert '9 series without a reference:\n<code>mdxbench references propose --system local' \
         in html
-    assert html.split('<tbody>')[1].count('<tr>') == 9
+    # every series at a glance: a row each, its last runs a line of as many points
+    body = html.split('id="glance"')[1].split('<tbody>')[1].split('</tbody>')[0]
+    assert body.count('<tr>') == 9 and body.count('<svg class="spark"') == 9
+    assert set(len(v) for v in runs.values()) == {36}
+    lines = re.findall(r'<polyline points="([^"]*)"', body)
+    assert [len(p.split()) for p in lines] == [publish.SPARK_RUNS] * 9
+
+
+def test_a_sparkline_follows_its_values():
+    '''The line's highest point is the largest value's, its lowest the smallest's (SVG's y
+    grows downwards), the last point's dot in the colour of the run's result.'''
+    svg = publish.sparkline([3.0, 1.0, 2.0, 5.0, 4.0], 'fail', width=100, height=20)
+    pts = [tuple(map(float, p.split(','))) for p in
+           re.search(r'points="([^"]*)"', svg).group(1).split()]
+    ys = [y for _, y in pts]
+    assert ys.index(min(ys)) == 3 and ys.index(max(ys)) == 1
+    assert [x for x, _ in pts] == sorted(x for x, _ in pts)
+    assert f'fill="{publish.RESULT_COLOURS["fail"]}"' in svg
+    assert re.search(r'cx="([\d.]+)" cy="([\d.]+)"', svg).groups() == \
+        tuple(f'{c:.1f}' for c in pts[-1])
 
 
 def test_the_sensitivity_table_is_folded_until_most_series_have_a_figure():
