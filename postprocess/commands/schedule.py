@@ -15,9 +15,10 @@ HELP = ('run `mdxbench cycle` on the cluster\'s own scheduler: an entry in your 
 def add_arguments(p):
     sub = p.add_subparsers(dest='action', required=True)
     ins = sub.add_parser('install', help='add (or replace) the cycle entry of a system')
-    ins.add_argument('--system', required=True, type=options.known_system, help='the system the cycle runs for')
-    ins.add_argument('--at', required=True, help='cron time, e.g. "0 2 * * *" (02:00 '
-                     'daily) or @daily')
+    ins.add_argument('--system', required=True, type=options.known_system,
+                     help='the system the cycle runs for')
+    ins.add_argument('--at', required=True, help='cron time, quoted: e.g. 0 2 * * * (02:00 '
+                     'daily), or @daily')
     ins.add_argument('--partition', help='partition of the cycle job itself (default: the '
                      'cluster\'s default partition)')
     ins.add_argument('--time', default='04:00:00', help='time limit of the cycle job '
@@ -30,7 +31,8 @@ def add_arguments(p):
     ins.add_argument('--notify-command', metavar='CMD', help='passed to the cycle')
     ins.add_argument('--state', help='state directory of the cycles (default: '
                      '<state>/cycle/<system>); the job\'s output goes there too')
-    ins.add_argument('--site', type=options.output_dir, help='directory of the published site (passed to the cycle)')
+    ins.add_argument('--site', type=options.output_dir,
+                     help='directory of the published site (passed to the cycle)')
     ins.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                      help='after --: options for ReFrame (e.g. -t acceptance)')
     ls = sub.add_parser('list', help='the cycle entries of your crontab and their next job')
