@@ -40,7 +40,8 @@ def _number(kind, lo=None, hi=None, lo_open=False, what=''):
         try:
             x = kind(value)
         except ValueError:
-            raise argparse.ArgumentTypeError(f'{value!r} is not a{"n integer" if kind is int else " number"}') from None
+            what_kind = 'an integer' if kind is int else 'a number'
+            raise argparse.ArgumentTypeError(f'{value!r} is not {what_kind}') from None
         if x != x or (lo is not None and (x <= lo if lo_open else x < lo)) or \
                 (hi is not None and x > hi):
             raise argparse.ArgumentTypeError(f'{value} is out of range: {what}')
