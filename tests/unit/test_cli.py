@@ -25,3 +25,15 @@ def test_reframe_options_to_a_command_without_them_are_refused(capsys):
     with pytest.raises(SystemExit):
         cli.parse(['changes', '--', '-n', 'X'])
     assert 'changes takes no ReFrame options (after --: -n X)' in capsys.readouterr().err
+
+
+def test_help_shows_each_option_s_default(capsys):
+    '''--help says what an option is when not given (argparse's default, unless the help
+    says it already), and exits 0.'''
+    assert cli.main(['accept', '--help']) == 0
+    out = ' '.join(capsys.readouterr().out.split())
+    assert 'seconds between two looks at the queue (squeue) (default: 5.0)' in out
+    assert "median that make an outlier (default: 3.0)" in out
+    assert "of each node's job (default: 30:00)" in out
+    # a help that says its default is not told twice
+    assert out.count('(default 1)') == 1 and 'default 1) (default' not in out
