@@ -302,14 +302,13 @@ def test_accept_progress_counts_the_jobs_as_squeue_shows_them():
 
     out = io.StringIO()
     progress = text.JobProgress(stream=out)
-    jobs._tell(progress, 'nodes', 5, {'11': 'R', '12': 'PD', '13': 'CG'},
-               ['10', '11', '12', '13'], 1)
-    jobs._tell(progress, 'nodes', 5, {'11': 'R', '12': 'PD', '13': 'CG'},
-               ['10', '11', '12', '13'], 1)
-    jobs._tell(progress, 'nodes', 5, {}, ['10', '11', '12', '13', '14'], 0)
+    states = {'11': 'R', '12': 'PD', '13': 'PD', '14': 'CG'}
+    jobs._tell(progress, 'nodes', 6, states, ['10', '11', '12', '13', '14'], 1)
+    jobs._tell(progress, 'nodes', 6, states, ['10', '11', '12', '13', '14'], 1)
+    jobs._tell(progress, 'nodes', 6, {}, ['10', '11', '12', '13', '14', '15'], 0)
     assert out.getvalue().splitlines() == [
-        'mdxbench accept: nodes: 1 of 5 jobs done, 2 running, 1 queued, 1 to submit',
-        'mdxbench accept: nodes: 5 of 5 jobs done, 0 running, 0 queued, 0 to submit']
+        'mdxbench accept: nodes: 1 of 6 jobs done, 2 running, 2 queued, 1 to submit',
+        'mdxbench accept: nodes: 6 of 6 jobs done, 0 running, 0 queued, 0 to submit']
     quiet = io.StringIO()
     jobs._tell(text.JobProgress(quiet=True, stream=quiet), 'nodes', 5, {}, ['10'], 4)
     assert quiet.getvalue() == ''
