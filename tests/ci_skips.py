@@ -1,12 +1,17 @@
-'''In CI a skipped test is a failed test (issue 41).
+'''In CI a skipped test is a failed test (issue 41), and so is an expected failure (issue 58).
 
 A skip hides what did not run: a missing directory, package or binary turns a test green
-without testing anything. Where ``MDXBENCH_CI=1`` (``.ci/run`` sets it), every test or
-module that skips is reported as failed instead, with the reason it gave -- unless its node
-id is in the allowlist (``tests/ci-allowed-skips.txt``, or the file that
-``MDXBENCH_CI_ALLOWED_SKIPS`` names), one line per skip: ``NODEID  # why it may skip``.
-The goal is an empty list; a line without its reason is an error, and so is a listed test
-that ran instead of skipping (the entry is stale), so the list cannot rot.
+without testing anything. ``xfail`` hides the same, and more quietly: an xfailed test, an
+xpassed one and ``xfail(run=False)`` (which never runs) all leave the run green. Where
+``MDXBENCH_CI=1`` (``.ci/run`` sets it), every test or module that skips, in any phase
+(collection, a fixture's setup, the test itself), and every test marked xfail, whatever
+its outcome, is reported as failed instead, with the reason it gave -- unless its node id
+is in the allowlist (``tests/ci-allowed-skips.txt``, or the file that
+``MDXBENCH_CI_ALLOWED_SKIPS`` names), one line per test: ``NODEID  # why it may skip``.
+An entry names one test (``file.py::test``, with its parameters where it has them); a
+module, or a line without its reason, is an error naming the line, and so is a listed test
+that ran instead of skipping (the entry is stale), so the list cannot rot. The goal is an
+empty list.
 
 Registered by ``tests/conftest.py``'s ``pytest_configure``; a plain ``pytest`` outside CI
 is not affected.
@@ -40,7 +45,11 @@ def read_allowlist(path):
         nodeid, sep, why = text.partition('#')
         if not sep or not why.strip():
             raise pytest.UsageError(f'{path}:{n}: an allowed skip needs its reason after "#": {text!r}')
-        allowed[nodeid.strip()] = why.strip()
+        nodeid = nodeid.strip()
+        if '::' not in nodeid or not nodeid.rpartition('::')[2]:
+            raise pytest.UsageError(f'{path}:{n}: an allowed skip names one test '
+                                    f'(FILE.py::TEST), not a whole module: {nodeid!r}')
+        allowed[nodeid] = why.strip()
     return allowed
 
 
@@ -60,18 +69,26 @@ class SkipsFail:
         self.ran = set()
 
     def _judge(self, nodeid, rep):
-        if rep.when == 'call' and not rep.skipped and nodeid in self.allowed:
+        xfail = hasattr(rep, 'wasxfail')
+        if rep.when == 'call' and not rep.skipped and not xfail and nodeid in self.allowed:
             self.ran.add(nodeid)        # allowed to skip, yet it ran: the entry is stale
-        if not rep.skipped or hasattr(rep, 'wasxfail'):
+        if not (rep.skipped or xfail):
             return
         if nodeid in self.allowed:
             self.used.add(nodeid)
             return
-        why = _reason(rep.longrepr)
+        if xfail:
+            # xfailed (skipped, wasxfail), xfail(run=False) (skipped at setup, '[NOTRUN]'),
+            # or xpassed (passed, wasxfail): a green run that tested nothing it asserts
+            why = (f'marked xfail ({"it passed" if rep.passed else "it failed"}): '
+                   f'{rep.wasxfail or "no reason given"}')
+        else:
+            why = _reason(rep.longrepr)
         self.failed.append((nodeid, why))
         rep.outcome = 'failed'
-        rep.longrepr = (f'skipped in CI: {why}\n'
-                        f'A skip in CI is a failure (MDXBENCH_CI=1). Make it run, or name '
+        rep.longrepr = (f'{"xfail" if xfail else "skipped"} in CI: {why}\n'
+                        f'A {"test marked xfail" if xfail else "skip"} in CI is a failure '
+                        f'(MDXBENCH_CI=1). Make it run and pass, or name '
                         f'"{nodeid}  # <reason>" in {self.path}.')
 
     # The reports as pytest logs them, first of all the hooks that read them (the session's

@@ -22,10 +22,38 @@ def test_skips():
 '''
 
 
-def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False, workers=0):
+#: the other ways a test can be green without having asserted anything (issue 58)
+QUIET = '''
+import pytest
+
+@pytest.fixture
+def tool():
+    pytest.skip('the fixture found no tool')
+
+def test_setup_skips(tool):
+    assert tool
+
+@pytest.mark.xfail(reason='known bug 1')
+def test_xfails():
+    assert 1 + 1 == 3
+
+@pytest.mark.xfail(reason='known bug 2')
+def test_xpasses():
+    assert 1 + 1 == 2
+
+@pytest.mark.xfail(run=False, reason='it hangs')
+def test_never_runs():
+    assert False
+
+def test_xfail_called():
+    pytest.xfail('not today')
+'''
+
+
+def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False, workers=0, tests=TESTS):
     (tmp_path / 'conftest.py').write_text(
         'import ci_skips\n\ndef pytest_configure(config):\n    ci_skips.configure(config)\n')
-    (tmp_path / 'test_mod.py').write_text(TESTS)
+    (tmp_path / 'test_mod.py').write_text(tests)
     if module_skip:
         (tmp_path / 'test_whole.py').write_text(
             "import pytest\npytest.importorskip('no_such_module_anywhere')\n\ndef test_x():\n    pass\n")
@@ -75,6 +103,43 @@ def test_an_allowed_skip_with_its_reason_passes(tmp_path, workers):
                     workers=workers)
     assert res.returncode == 0, res.stdout
     assert '1 passed, 1 skipped' in res.stdout and '1 entry, 1 used' in res.stdout
+
+
+def test_outside_ci_xfail_and_setup_skips_pass(tmp_path):
+    res = pytest_in(tmp_path, ci=False, tests=QUIET)
+    assert res.returncode == 0, res.stdout
+    assert '1 skipped, 3 xfailed, 1 xpassed' in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_in_ci_xfail_in_every_form_and_a_setup_skip_fail(tmp_path, workers):
+    res = pytest_in(tmp_path, ci=True, tests=QUIET, workers=workers)
+    assert res.returncode == 1, res.stdout
+    # a setup phase that fails is an error: the fixture's skip and xfail(run=False)
+    assert res.stdout.splitlines()[-1].startswith('3 failed, 2 errors'), res.stdout
+    for line in ('test_mod.py::test_setup_skips: the fixture found no tool',
+                 'test_mod.py::test_xfails: marked xfail (it failed): known bug 1',
+                 'test_mod.py::test_xpasses: marked xfail (it passed): known bug 2',
+                 'test_mod.py::test_never_runs: marked xfail (it failed): [NOTRUN] it hangs',
+                 'test_mod.py::test_xfail_called: marked xfail (it failed): not today'):
+        assert f'SKIP IS FAILURE {line}' in res.stdout, (line, res.stdout)
+
+
+def test_in_ci_an_allowed_xfail_passes(tmp_path):
+    res = pytest_in(tmp_path, ci=True, tests=QUIET, allowlist=''.join(
+        f'test_mod.py::{t}  # reason {t}\n' for t in
+        ('test_setup_skips', 'test_xfails', 'test_xpasses', 'test_never_runs',
+         'test_xfail_called')))
+    assert res.returncode == 0, res.stdout
+    assert '5 entries, 5 used' in res.stdout, res.stdout
+
+
+def test_an_allowlist_entry_for_a_whole_module_is_refused_naming_the_line(tmp_path):
+    res = pytest_in(tmp_path, ci=True, module_skip=True,
+                    allowlist='test_mod.py::test_skips  # x\ntest_whole.py  # all of it\n')
+    assert res.returncode != 0
+    assert (f"{tmp_path / 'allowed.txt'}:2: an allowed skip names one test (FILE.py::TEST), "
+            f"not a whole module: 'test_whole.py'") in res.stdout + res.stderr
 
 
 def test_an_allowed_skip_without_a_reason_is_refused_naming_the_line(tmp_path):
