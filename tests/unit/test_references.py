@@ -28,7 +28,9 @@ def _targets():
     return out
 
 
-def validate(entries, checks, targets):
+def validate(entries, checks, targets, bounds=True):
+    '''What is wrong with reference entries (``bounds``: they are references, with bounds,
+    not a report table's rows).'''
     errors = []
     for e in entries:
         where = f"{e['file']}: {e['key']}"
@@ -43,9 +45,23 @@ def validate(entries, checks, targets):
         if e['var'] not in info['perf_vars']:
             errors.append(f"{where}: {e['check']} has no perf variable {e['var']!r} "
                           f"(it has {sorted(info['perf_vars'])})")
-        elif info['perf_vars'][e['var']] != e['unit']:
-            errors.append(f"{where}: unit {e['unit']!r}, the check reports "
-                          f"{info['perf_vars'][e['var']]!r}")
+        else:
+            if info['perf_vars'][e['var']] != e['unit']:
+                errors.append(f"{where}: unit {e['unit']!r}, the check reports "
+                              f"{info['perf_vars'][e['var']]!r}")
+            # a run fails a reference only on its worse side: where higher is better, a
+            # lower bound below the value (a negative fraction); where lower is better, an
+            # upper bound above it. A bound missing there, or on the wrong side of the
+            # value, is a reference no run can fail.
+            if not bounds:
+                pass
+            elif info['better'][e['var']] == 'higher':
+                if e.get('lower') is None or not e['lower'] < 0:
+                    errors.append(f"{where}: higher {e['var']} is better, but the lower "
+                                  f"bound is {e.get('lower')!r}: no run can fall below it")
+            elif e.get('upper') is None or not e['upper'] > 0:
+                errors.append(f"{where}: lower {e['var']} is better, but the upper bound "
+                              f"is {e.get('upper')!r}: no run can rise above it")
 
         for k, v in (e.get('when') or {}).items():
             if k not in info['params']:
@@ -163,6 +179,15 @@ def test_a_figure_cited_from_the_wrong_section_is_caught(source, message):
      "has no parameter 'depth'"),
     (lambda d: d['MklLinpackShm']['mdx2:vc16m32g'][0].update(unit='TFLOPS'),
      "unit 'TFLOPS', the check reports 'GFLOPS'"),
+    # a latency's bound put on the better side: a slower round trip would pass
+    (lambda d: d['NetperfTcpRR']['mdx2:vc16m32g'][0].update(lower=-0.25, upper=None),
+     "lower mean_rtt is better, but the upper bound is None"),
+    (lambda d: d['NetperfTcpRR']['mdx2:vc16m32g'][0].update(upper=-0.25),
+     "lower mean_rtt is better, but the upper bound is -0.25"),
+    (lambda d: d['MklLinpackShm']['mdx2:vc16m32g'][0].update(lower=None, upper=0.1),
+     "higher gflops is better, but the lower bound is None"),
+    (lambda d: d['MklLinpackShm']['mdx2:vc16m32g'][0].update(lower=0.1),
+     "higher gflops is better, but the lower bound is 0.1"),
     # the paper's 74 us is without multiqueue; the mdx2 partitions run with it
     (lambda d: d['NetperfTcpRR']['mdx2:vc16m32g'][0].update(value=74,
                                                             conditions={'multiqueue': False}),
@@ -240,7 +265,7 @@ def test_report_tables_name_only_what_exists(checks):
                         'when': {**(col.get('params') or {}), **(m.get('params') or {})},
                     })
     assert len(entries) >= 20
-    assert validate(entries, checks, targets) == []
+    assert validate(entries, checks, targets, bounds=False) == []
 
 
 def test_a_run_that_cannot_meet_a_run_condition_is_judged_without_that_reference():
@@ -260,3 +285,26 @@ def test_a_run_that_cannot_meet_a_run_condition_is_judged_without_that_reference
     ref = references.for_check('Ior', ior)
     assert references.without_condition(ref, 'Ior', 'mdx2:vc16m32g', ior,
                                          'distinct_hosts') == (ref, [])
+
+
+@pytest.mark.parametrize('bounds, refused', [
+    ({'lower': None, 'upper': 0.25}, None),
+    ({'lower': -0.25, 'upper': None}, 'upper: None, but lower mean_rtt is better'),
+    ({'lower': None, 'upper': -0.25}, 'upper: -0.25, but lower mean_rtt is better'),
+    ({'lower': -0.1, 'upper': 0.25}, None),
+])
+def test_a_latencys_bound_must_be_above_its_value(bounds, refused):
+    '''What ReFrame is given when a check class is defined (references.check_against): for a
+    figure where lower is better, the bound that can fail a run is the upper one.'''
+    entry = {'check': 'NetperfTcpRR', 'var': 'mean_rtt', 'target': 'mdx2:vc16m32g',
+             'file': 'papers.yaml', 'key': 'NetperfTcpRR.mdx2:vc16m32g[0]', 'value': 85,
+             'unit': 'us', **bounds}
+    table = {'mean_rtt': ('mean_rtt', 'us', 'lower')}
+    if refused is None:
+        references.check_against('NetperfTcpRR', table, [entry])
+        return
+    with pytest.raises(references.ReferenceError) as err:
+        references.check_against('NetperfTcpRR', table, [entry])
+    assert str(err.value).startswith(
+        'papers.yaml: NetperfTcpRR.mdx2:vc16m32g[0] (check NetperfTcpRR, system mdx2:vc16m32g).')
+    assert refused in str(err.value), err.value
