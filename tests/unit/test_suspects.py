@@ -674,3 +674,111 @@ def test_an_error_the_pairs_share_is_carried_by_the_test():
                     break
     assert fails[True] / trials <= alpha * 1.5, fails
     assert fails[False] / trials >= 3 * alpha, fails
+
+
+# -- issue 58: what update() decides for a node below its own earlier level ---------------
+
+#: three earlier passes: b was always the fastest (60 against the fleet's 42), d a little
+#: above the fleet (43): their earlier levels, relative to the fleet's median of medians
+#: (42), are ln(60/42) and ln(43/42)
+LEVELS = {'a': 42, 'b': 60, 'c': 41, 'd': 43, 'e': 40}
+FIRST = {'a': 42, 'b': 44, 'c': 30, 'd': 41, 'e': 40}
+
+
+def _history_case(sigma):
+    from mdxbench.post.store import records
+
+    history = records.frame(sum((_rows(20 + day, LEVELS) for day in range(3)), []))
+    found = [_verdict(n, v, 41) for n, v in FIRST.items()]
+    noise = {'HpccHpl gflops': suspects.Noise(sigma, 'repeated runs', 12)}
+    cases = suspects.find(found, 0.2, history, list(FIRST), noise)
+    [case] = cases['b']
+    # b's first run: 44/41 of the fleet where it used to be 60/42: 25% below its level
+    assert case['why'] == 'history'
+    assert case['deficit_first'] == pytest.approx(1 - (44 / 41) / (60 / 42), abs=1e-9)
+    return cases['b'], noise
+
+
+def _paired(cases, noise, ratios):
+    '''Rounds of b beside its buddy d, at these b/d ratios.'''
+    import datetime as dt
+
+    from mdxbench.post.store import records
+
+    seq = types.SimpleNamespace(alpha=0.01, beta=0.05)
+    rows, starts = _rows(25, FIRST), []
+    for hour, r in enumerate(ratios, start=1):
+        starts.append(dt.datetime(2026, 11, 25, hour, tzinfo=dt.timezone.utc))
+        rows += _rows(25, {'b': 41.0 * r, 'd': 41.0}, hour=hour)
+        suspects.update(cases, records.frame(rows), starts, 'b', 'd', noise, 0.2, seq)
+    return cases[0]
+
+
+def test_a_history_suspect_is_paired_against_both_nodes_earlier_levels_and_their_error():
+    """b is measured beside d. Its paired ratios are taken against the pair's earlier
+    ratio, 60/43 (both nodes' own levels: b's alone, 60/42, would be another baseline),
+    and that baseline, a median of three runs each at 3% noise, is known to
+    3% x sqrt(1/3 + 1/3): an error every paired run shares. The test is on the mean of
+    the paired runs with that error added to its variance, computed here with scipy."""
+    from scipy import stats
+
+    cases, noise = _history_case(0.03)
+    ratios = [44.2 / 41, 43.6 / 41]
+    case = _paired(cases, noise, ratios)
+    assert case['baseline'] == pytest.approx(math.log(60 / 43), abs=1e-12)
+    tau = 0.03 * math.sqrt(2 / 3)
+    assert case['tau'] == pytest.approx(tau, rel=1e-12)
+    x = np.log(ratios) - math.log(60 / 43)
+    assert case['x'] == pytest.approx(list(x), abs=1e-12)
+    sigma = max(0.03 * math.sqrt(2), float(np.std(x, ddof=1)))
+    se = math.hypot(sigma / math.sqrt(2), tau)
+    m = float(np.mean(x))
+    llr = stats.norm.logpdf(m, math.log(0.8), se) - stats.norm.logpdf(m, 0, se)
+    d = case['decision']
+    assert d.llr == pytest.approx(llr, rel=1e-9)
+    # 44/41 against 60/43: 23% below its level, confirmed (against b's own level alone,
+    # 60/42, it would be 25%; with no baseline 7% above, excluded)
+    assert d.state == 'confirmed' and d.deficit == pytest.approx(1 - math.exp(m), abs=1e-12)
+
+
+def test_a_deficit_between_none_and_the_effect_stays_undecided_where_the_baseline_is_uncertain():
+    """The false fail of 2026-11-27: a node 12% below its earlier level, the level a
+    median of three runs at 3% noise. Five paired runs at 12% would confirm a 20% deficit
+    if the baseline were exact (their mean's error shrinks with each run); its own error
+    does not, and the node stays undecided -- it is not failed for a deficit the test
+    cannot tell from the baseline's error."""
+    cases, noise = _history_case(0.03)
+    ratios = [math.exp(math.log(60 / 43) + math.log(0.88) + e)
+              for e in (0.004, -0.003, 0.002, -0.004, 0.001)]
+    case = _paired(cases, noise, ratios)
+    assert case['tau'] > 0.02
+    assert len(case['x']) == 5 and case['decision'].state == 'undecided', case['decision']
+    # the same runs against a baseline known exactly: confirmed (what the error prevents)
+    exact = suspects.decide(case['x'], case['sigma_pair'], 0.2, 0.01, 0.05)
+    assert exact.state == 'confirmed', exact
+
+
+@pytest.mark.parametrize('tau, decidable', [(0.0130, True), (0.0135, False)])
+def test_a_level_is_decidable_where_twice_its_error_fits_in_the_effect(tau, decidable):
+    """At alpha 0.01, beta 0.05 and a 10% effect: z = 2.3263 + 1.6449 = 3.9712, and
+    |ln 0.9| = 0.10536 = 2 x 0.013266 x z: a level known to 1.30% is decidable, one known
+    to 1.35% is not."""
+    assert bool(suspects.level_decidable(tau, 0.1, 0.01, 0.05)) is decidable
+
+
+@pytest.mark.parametrize('sigma, have, left, tau, f', [
+    # need = ceil(sigma^2 / ((|ln 0.9| / z)^2 - tau^2)), (|ln 0.9| / z)^2 = 0.00070390
+    (0.05, [1, 1], 4, 0.0, 1),      # need 4: two more at length 1
+    (0.10, [1, 1], 4, 0.0, 4),      # need 15: 13 missing in 4 rounds -> 3.25 -> 4
+    (0.12, [1, 1], 4, 0.0, 5),      # need 21: 19 in 4 -> 4.75 -> 5
+    (0.12, [1, 1, 6], 3, 0.0, 6),   # need 21: 13 in 3 -> 5, but never shorter than 6
+    (0.10, [1, 1], 2, 0.0, 7),      # need 15: 13 in 2 -> 6.5 -> 7
+    (0.10, [1, 1], 2, 0.01, 8),     # need 17 (room 0.00060390): 15 in 2 -> 7.5 -> 8
+    (0.15, [1, 1], 2, 0.0, 8),      # need 32: 30 in 2 -> 15, at most MAX_LENGTH
+])
+def test_the_next_runs_are_as_long_as_the_rounds_left_need(sigma, have, left, tau, f):
+    """The length of the next paired runs, worked out by hand above (the fixed-sample size
+    of a one-sided test at alpha 0.01, beta 0.05, effect 10%): most cases below the cap,
+    where the length is the figure the budget needs, not merely at most 8."""
+    assert suspects.MAX_LENGTH == 8
+    assert suspects.lengthening(sigma, have, 0.1, 0.01, 0.05, left, tau=tau) == f

@@ -1,0 +1,179 @@
+'''A mutation run over the modules an operator's decisions come from (issue 58): mutmut
+changes one operator, constant or condition at a time and runs the unit tests that reach
+the changed function; a mutant no test fails on "survived".
+
+Not part of CI (hours on two cores): run it after a change to a decision module,
+
+    python tests/mutation/run.py [GROUP ...] [--jobs N]
+
+with the project's virtual environment active (``. ci/activate.sh``; mutmut is the
+``mutation`` extra). The groups, each a few modules and the unit tests that guard them,
+are data: tests/mutation/modules.yaml.
+
+mutmut names a mutant by its module, found from the file's path under ``src/``; our
+packages live in ``reframe/mdxbench`` and ``postprocess`` (setuptools' package-dir). So
+each group runs in a staging copy, .mdxbench/mutation/GROUP, laid out as mutmut expects:
+``src/mdxbench`` (and ``src/mdxbench/post``) beside the data the code and tests read
+(site-configs, checks, tests, docs). ``mdxbench.REPO_ROOT`` is two levels above the package,
+so it is the staging copy's ``mutants/`` -- where mutmut copies that data.
+
+Writes .mdxbench/mutation/report-GROUP.md: per module, mutants killed, survived, timed out, and
+each survivor's name and diff, for docs/testing.md (where each survivor left is argued
+equivalent, or a test added that kills it).'''
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GROUPS = ROOT / 'tests' / 'mutation' / 'modules.yaml'
+WORK = ROOT / '.mdxbench' / 'mutation'
+#: what the code under test and its tests read besides the package
+DATA = ['tests', 'site-configs', 'checks', 'spack', 'docs', 'README.md', 'ci', 'reframe',
+        'postprocess']
+PACKAGES = {'reframe/mdxbench': 'src/mdxbench', 'postprocess': 'src/mdxbench/post'}
+
+
+def staged(path):
+    '''The repository path of a module -> its path in the staging copy.'''
+    for repo, stage in sorted(PACKAGES.items(), key=lambda kv: -len(kv[0])):
+        if path.startswith(repo + '/'):
+            return stage + path[len(repo):]
+    raise SystemExit(f'{GROUPS}: {path} is in neither package ({", ".join(PACKAGES)})')
+
+
+def stage(name, group):
+    '''A fresh staging copy for one group, its mutmut configuration written.'''
+    where = WORK / name
+    shutil.rmtree(where, ignore_errors=True)
+    ignore = shutil.ignore_patterns('__pycache__', '*.pyc', '.pytest_cache')
+    shutil.copytree(ROOT / 'reframe' / 'mdxbench', where / 'src' / 'mdxbench', ignore=ignore)
+    shutil.copytree(ROOT / 'postprocess', where / 'src' / 'mdxbench' / 'post', ignore=ignore)
+    for d in DATA:
+        src = ROOT / d
+        if src.is_dir():
+            shutil.copytree(src, where / d, ignore=ignore, symlinks=True)
+        else:
+            shutil.copy2(src, where / d)
+    for m in group['modules']:
+        if not (ROOT / m).is_file():
+            raise SystemExit(f'{GROUPS}: group {name}: no module {m}')
+    for t in group['tests']:
+        if not (ROOT / t).is_file():
+            raise SystemExit(f'{GROUPS}: group {name}: no test file {t}')
+    conf = {'source_paths': ['src'],
+            'only_mutate': [staged(m) for m in group['modules']],
+            'also_copy': DATA,
+            'pytest_add_cli_args_test_selection': group['tests'],
+            'pytest_add_cli_args': ['-p', 'no:cacheprovider', '-q'],
+            'use_git_change_detection': False}
+    lines = ['[tool.pytest.ini_options]', 'testpaths = ["tests"]', '', '[tool.mutmut]']
+    lines += [f'{k} = {toml_value(v)}' for k, v in conf.items()]
+    (where / 'pyproject.toml').write_text('\n'.join(lines) + '\n')
+    return where
+
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return 'true' if v else 'false'
+    if isinstance(v, list):
+        return '[' + ', '.join(toml_value(x) for x in v) + ']'
+    return '"' + str(v).replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+def mutmut(where, *args, check=True):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+    res = subprocess.run([sys.executable, '-m', 'mutmut', *args], cwd=where, env=env,
+                         capture_output=True, text=True)
+    if check and res.returncode != 0:
+        raise SystemExit(f'mutmut {" ".join(args)} in {where} failed (exit {res.returncode}):'
+                         f'\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}')
+    return res
+
+
+#: mutmut's result words -> ours (everything but 'killed' counts against the score)
+STATUS = re.compile(r'^\s*(\S+): (killed|survived|timeout|suspicious|no tests|skipped|'
+                    r'caught by type check|segfault|not checked)\s*$')
+
+
+def results(where):
+    '''{mutant name: status} of every mutant of the run.'''
+    out = mutmut(where, 'results', '--all', 'true', check=False).stdout
+    found = {}
+    for line in out.splitlines():
+        m = STATUS.match(line)
+        if m:
+            found[m.group(1)] = m.group(2)
+    return found
+
+
+def module_of(mutant):
+    ''''mdxbench.post.fleet.suspects.x_judge__mutmut_3' -> 'mdxbench.post.fleet.suspects'.'''
+    head = mutant.partition('__mutmut_')[0]
+    parts = head.split('.')
+    while parts and not (parts[-1].startswith('x_') or parts[-1].startswith('xǁ')):
+        parts.pop()
+    return '.'.join(parts[:-1]) if parts else head
+
+
+def report(name, where, found, out):
+    by_module = {}
+    for mutant, status in found.items():
+        by_module.setdefault(module_of(mutant), {}).setdefault(status, []).append(mutant)
+    out.append(f'## {name}\n')
+    out.append('| module | mutants | killed | survived | no tests | timeout | score |')
+    out.append('|---|---|---|---|---|---|---|')
+    for module, st in sorted(by_module.items()):
+        total = sum(len(v) for v in st.values())
+        killed = len(st.get('killed', [])) + len(st.get('timeout', []))
+        out.append(f"| `{module}` | {total} | {len(st.get('killed', []))} | "
+                   f"{len(st.get('survived', []))} | {len(st.get('no tests', []))} | "
+                   f"{len(st.get('timeout', []))} | {killed / total:.1%} |")
+    out.append('')
+    for module, st in sorted(by_module.items()):
+        for mutant in sorted(st.get('survived', []) + st.get('no tests', [])):
+            diff = mutmut(where, 'show', mutant, check=False).stdout.strip()
+            out.append(f'### {mutant} ({"survived" if mutant in st.get("survived", []) else "no tests"})\n')
+            out.append('```diff\n' + diff + '\n```\n')
+    return by_module
+
+
+def main(argv=None):
+    groups = yaml.safe_load(GROUPS.read_text())['groups']
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('group', nargs='*',
+                   help=f'groups of tests/mutation/modules.yaml: {", ".join(groups)} (default: all)')
+    p.add_argument('--jobs', type=int, default=os.cpu_count(),
+                   help='mutants tested at once (default: %(default)s, the CPUs)')
+    args = p.parse_args(argv)
+    unknown = [g for g in args.group if g not in groups]
+    if unknown:
+        p.error(f'no group {", ".join(unknown)} in {GROUPS} (there: {", ".join(groups)})')
+    scores = {}
+    for name in args.group or groups:
+        out = [f'# Mutation run (tests/mutation/run.py {name})\n']
+        where = stage(name, groups[name])
+        print(f'[mutation] {name}: mutmut in {where}', flush=True)
+        res = mutmut(where, 'run', '--max-children', str(args.jobs), check=False)
+        found = results(where)
+        if not found or 'not checked' in found.values():
+            # mutmut tests nothing when a test fails unmutated (its first, timing run)
+            raise SystemExit(f'mutmut run in {where} left mutants unchecked (exit '
+                             f'{res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}')
+        for module, st in report(name, where, found, out).items():
+            total = sum(len(v) for v in st.values())
+            scores[module] = (len(st.get('killed', [])) + len(st.get('timeout', [])), total)
+            print(f'[mutation]   {module}: {scores[module][0]}/{total} killed '
+                  f'({scores[module][0] / total:.1%})', flush=True)
+        (WORK / f'report-{name}.md').write_text('\n'.join(out) + '\n')
+        print(f'[mutation] report: {WORK / f"report-{name}.md"}', flush=True)
+
+
+if __name__ == '__main__':
+    main()
