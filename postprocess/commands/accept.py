@@ -94,4 +94,11 @@ def run(args):
     if result == 'undecided':
         print(f"mdxbench accept: undecided: {', '.join(verdicts.undecided(res.verdicts))} "
               f"(not drained; each verdict says what would decide it)")
+    return exit_status(result)
+
+
+def exit_status(result):
+    '''The exit of ``mdxbench accept`` for the run's outcome (:func:`verdicts.outcome`): 0
+    where every node passed, UNDECIDED (3) where none failed but one stayed undecided, and
+    FOUND (1) where one failed -- or none was tested, which accepts nothing.'''
     return {'pass': exits.OK, 'undecided': exits.UNDECIDED}.get(result, exits.FOUND)

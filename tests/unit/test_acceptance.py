@@ -228,3 +228,49 @@ def test_with_the_paired_test_only_a_gross_outlier_fails_on_one_reading():
     cases = suspects.find(found, 0.1, None, set(bw))
     assert list(cases) == ['n6'] and cases['n6'][0]['why'] == 'fleet'
     assert abs(cases['n6'][0]['deficit_first'] - (1 - 136 / 160.1)) < 1e-3
+
+
+def test_accepts_exit_tells_a_cron_job_pass_undecided_and_fail_apart():
+    '''A script that drains on 1 and retries on 3 must not be told 0 for an undecided run,
+    nor 0 for a run that tested no node.'''
+    from mdxbench.post import exits
+    from mdxbench.post.commands import accept
+
+    def run(*words):
+        return accept.exit_status(verdicts.outcome(
+            [{'node': f'n{i}', 'verdict': w} for i, w in enumerate(words)]))
+
+    assert run('pass', 'pass') == 0
+    assert run('pass', 'undecided') == 3 == exits.UNDECIDED
+    assert run('undecided', 'fail') == 1 == exits.FOUND
+    assert run('not tested') == 1
+
+
+def _triad(values):
+    return records.frame(rows(values))
+
+
+def test_half_the_median_is_the_gross_line_where_the_paired_test_decides_the_rest():
+    '''With the paired test (``paired``), one reading fails a node only when it is gross:
+    more than half the nodes' median worse. 48% below is a suspect, left to the paired
+    runs; 52% below fails at once. (The median of the eight nodes: 160.75; n6 at 83.2 is
+    48.2% below it, n7 at 76.8 52.2%.)'''
+    bw = {f'n{i}': 160.0 + i * 0.3 for i in range(6)} | {'n6': 83.2, 'n7': 76.8}
+    v = {x['node']: x for x in verdicts.judge(_triad(bw), paired=True)}
+    assert v['n6']['verdict'] == 'pass' and v['n6']['measurements'][0]['outlier']
+    assert not v['n6']['measurements'][0]['gross']
+    assert v['n7']['verdict'] == 'fail' and v['n7']['measurements'][0]['gross']
+
+
+def test_a_node_is_judged_by_its_latest_run():
+    '''n3 measured twice: the verdict is of its later run, whichever way it went (a node
+    measured again after a fix passes; one that broke since fails).'''
+    base = {f'n{i}': 160.0 + i * 0.3 for i in range(6)}
+    for first, later, verdict in ((120.0, 160.5, 'pass'), (160.5, 120.0, 'fail')):
+        early = rows(base | {'n3': first})
+        late = rows({'n3': later})
+        for r in late:
+            r['time'] = (T + dt.timedelta(hours=1)).isoformat()
+        v = {x['node']: x for x in verdicts.judge(records.frame(early + late))}
+        assert v['n3']['verdict'] == verdict, (first, later, v['n3'])
+        assert [m['value'] for m in v['n3']['measurements']] == [later]

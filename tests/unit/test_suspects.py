@@ -782,3 +782,27 @@ def test_the_next_runs_are_as_long_as_the_rounds_left_need(sigma, have, left, ta
     where the length is the figure the budget needs, not merely at most 8."""
     assert suspects.MAX_LENGTH == 8
     assert suspects.lengthening(sigma, have, 0.1, 0.01, 0.05, left, tau=tau) == f
+
+
+@pytest.mark.parametrize('source, state', [('repeated runs', 'confirmed'),
+                                           ('fleet spread', 'undecided')])
+def test_paired_runs_are_decided_only_on_the_noise_of_repeated_runs(source, state):
+    """c is 27% below the fleet and its two paired runs beside d say so again. At a
+    noise of 1% from repeated runs that is confirmed; at 1% from one run's spread across
+    the nodes nothing is decided (a node's run-to-run noise can be far larger than the
+    nodes' spread in one run), however clear the runs look."""
+    import datetime as dt
+
+    from mdxbench.post.store import records
+
+    found = [_verdict(n, v, 41) for n, v in FIRST.items()]
+    cases = suspects.find(found, 0.2, None, list(FIRST))
+    seq = types.SimpleNamespace(alpha=0.01, beta=0.05)
+    noise = {'HpccHpl gflops': suspects.Noise(0.01, source, 5)}
+    rows, starts = _rows(25, FIRST), []
+    for hour, (c, d) in enumerate([(29.0, 41.0), (30.0, 41.5)], start=1):
+        starts.append(dt.datetime(2026, 11, 25, hour, tzinfo=dt.timezone.utc))
+        rows += _rows(25, {'c': c, 'd': d}, hour=hour)
+        suspects.update(cases['c'], records.frame(rows), starts, 'c', 'd', noise, 0.2, seq)
+    [case] = cases['c']
+    assert len(case['x']) == 2 and case['decision'].state == state, case['decision']
