@@ -205,3 +205,16 @@ def test_long_series_are_segmented_in_windows_with_the_same_change_points():
     whole = changes.segment(z, pen, window=len(x))
     assert changes.segment(z, pen) == whole == [1500, 2500, 4200]
     assert [c['index'] for c in changes.detect(x)] == [1500, 2500, 4200]
+
+
+@pytest.mark.parametrize('factor, found', [(0.98, False), (0.96, True), (1.02, False),
+                                           (1.04, True)])
+def test_a_step_smaller_than_three_percent_is_no_change_point_however_clear(factor, found):
+    '''A quiet series (0.2% noise): a 2% step is beyond doubt statistically, yet below
+    MIN_EFFECT (3%), what an operator acts on; a 4% step is a change point.'''
+    x = gauss(100, 60, cv=0.002, seed=7)
+    x[30:] *= factor
+    cps = scan.find(records.frame(rows(x)))
+    assert (len(cps) == 1) is found, cps
+    if found:
+        assert cps[0]['run'] == 31 and cps[0]['effect'] == pytest.approx(factor - 1, abs=0.005)

@@ -150,3 +150,37 @@ def test_the_incident_id_is_stable_across_cycles():
     a = incidents.group(found_in(rs))
     b = incidents.group(found_in(rs + rows(gauss(7, 60, seed=77), check='Other', var='v')))
     assert [i['id'] for i in a] == [i['id'] for i in b]
+
+
+@pytest.mark.parametrize('y_back, gone', [(True, True), (False, False)])
+def test_an_incident_went_away_only_when_every_series_did(y_back, gone):
+    '''One event, two series down 20% from run 30; x is back from run 60, y only where
+    ``y_back``. An incident with one series still down is open: the one that recovered
+    does not resolve it.'''
+    x, y = gauss(100, 90, seed=1), gauss(40, 90, seed=2)
+    x[30:60] *= 0.8
+    y[30:60 if y_back else 90] *= 0.8
+    rs = rows(x) + rows(y, check='HpccStream', var='triad')
+    ev = {'system': 'mdx2', 'name': 'flavor change', 'partition': 'vc16m32g',
+          'time': (T0 + dt.timedelta(days=29, hours=12)).isoformat()}
+    [inc] = incidents.group(found_in(rs, [ev]))
+    assert {s['check']: s['went_away'] for s in inc['series']} == \
+        {'BabelStreamOmp': True, 'HpccStream': y_back}
+    assert inc['went_away'] is gone
+    state = incidents.update({}, [inc], '2026-11-23T00:00:00+00:00')
+    assert (incidents.open_regressions(state) == []) is gone
+
+
+@pytest.mark.parametrize('better, level, gone', [
+    ('higher', 97.5, True),     # 2.5% short of the old level: within the 3% of noise
+    ('higher', 96.0, False),    # 4% short: still down
+    ('lower', 102.5, True),
+    ('lower', 104.0, False),
+    (None, 97.5, True),
+    (None, 104.0, False),
+])
+def test_back_means_within_three_percent_of_the_old_level(better, level, gone):
+    '''A series is back when its latest level is within MIN_EFFECT (3%) of where it was
+    before the regression, on the worse side; better is back too.'''
+    cp = {'before': 100.0, 'better': better}
+    assert incidents.went_away(cp, level) is gone
