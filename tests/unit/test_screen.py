@@ -144,3 +144,73 @@ def test_flat_and_not_finite_series_are_left_to_pelt():
     spiky = np.r_[np.zeros(50), np.nan, np.zeros(49)]
     short = np.arange(2 * changes.MIN_SIZE - 1, dtype=float)
     assert _quiet([flat, spiky, short]).tolist() == [False, False, True]
+
+
+def _exact(x, min_size):
+    '''(G1, Q) of a series in noise units, by brute force over every cut and interval
+    (the quantities of the module's proof, computed apart from it).'''
+    n = len(x)
+    c = np.concatenate([[0.0], np.cumsum(x - x.mean())])
+    t = np.arange(min_size, n - min_size + 1)
+    g1 = float(np.max(c[t] ** 2 * n / (t * (n - t)))) if len(t) else 0.0
+    b, e = np.triu_indices(n + 1, k=min_size)
+    q = float(np.max((c[e] - c[b]) ** 2 / (e - b)))
+    return g1, q
+
+
+def test_a_series_proven_quiet_meets_both_conditions_of_the_proof_exactly():
+    '''Soundness, interval by interval: a series the screen proves quiet has its best
+    single cut's gain within beta and every interval's term within 2 beta / 3, computed
+    here by brute force. Series in noise units (``scale`` 1) made to sit near those
+    limits: bumps of every length from MIN_SIZE up, of a height that puts their term
+    about at 2 beta / 3, on noise -- where a bound that misses an interval length (a
+    shifted grid of scales) proves a series quiet that is not.'''
+    rng = np.random.default_rng(11)
+    k, series = changes.MIN_SIZE, []
+    for i in range(1500):
+        n = int(rng.integers(2 * k, 160))
+        beta = changes.PENALTY * math.log(n)
+        x = 0.3 * rng.normal(size=n)
+        length = int(rng.integers(k, n - k + 1))
+        a = int(rng.integers(0, n - length + 1))
+        # a bump of h over `length` runs: its term is about h^2 length (1 - length / n)^2
+        h = math.sqrt(2 * beta / 3 / (length * (1 - length / n) ** 2)) * rng.uniform(0.8, 1.1)
+        x[a:a + length] += h
+        series.append(x)
+    # and every bump length from MIN_SIZE to 80 runs in 200, in the middle, little noise,
+    # its term from just below to just above the limit: each scale's edges are met
+    for length in range(k, 81):
+        beta = changes.PENALTY * math.log(200)
+        for f in np.linspace(0.97, 1.08, 12):
+            x = 0.02 * rng.normal(size=200)
+            a = 100 - length // 2
+            x[a:a + length] += math.sqrt(f * 2 * beta / 3 / (length * (1 - length / 200) ** 2))
+            series.append(x)
+    # two single-run spikes `length - 1` runs apart: the interval from the first to the
+    # second is the one whose term is the largest, and no shorter window holds both --
+    # the shape the bound of a scale is tightest on (its scales must meet end to end)
+    spikes = len(series)
+    for length in range(k, 81):
+        beta = changes.PENALTY * math.log(400)
+        for f in np.linspace(0.97, 1.08, 12):
+            x = np.zeros(400)
+            x[[200, 200 + length - 1]] = math.sqrt(f * 2 * beta / 3 * length) / 2
+            series.append(x)
+    values, starts, ns = _laid_out(series)
+    beta = changes.PENALTY * np.log(ns)
+    quiet = screen.quiet(values, starts, ns, beta, k, scale=1.0)
+    wrong, both = [], 0
+    for i, x in enumerate(series):
+        g1, q = _exact(x, k)
+        sound = g1 <= beta[i] and q <= 2 * beta[i] / 3
+        both += sound
+        if quiet[i] and not sound:
+            wrong.append((i, len(x), g1 / beta[i], q / (2 * beta[i] / 3)))
+    assert not wrong, wrong[:10]
+    # near the limits on purpose: both ways, and the screen proves most of those it may
+    assert 0.2 * len(series) < both < 0.8 * len(series), (both, len(series))
+    assert quiet[:1500].sum() > 0.5 * sum(
+        g <= b and q <= 2 * b / 3 for (g, q), b in ((_exact(x, k), b) for x, b in
+                                                    zip(series[:1500], beta[:1500]))), \
+        'the screen proves few of the random series that are quiet'
+    assert quiet[spikes:].any()
