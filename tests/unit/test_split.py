@@ -291,3 +291,16 @@ def test_a_drained_node_is_never_split_on(tmp_path, monkeypatch):
     assert r['verdict'] == 'cannot run' and r['jobs'] == {}, r
     assert r['series'][0]['reason'] == ('cannot run: mdxnode1 is drained in Slurm: a split '
                                         'never runs on a drained or failing node'), r['series']
+
+
+def test_a_round_missing_in_the_middle_leaves_the_others_paired_as_they_ran():
+    '''Round 2's new run is lost (its job died). Rounds 1 and 3 stay pairs of their own
+    round: 10 with 7, 9.5 with 6.5 -- never the old run of round 2 beside the new one of
+    round 3 (pairing by order would do that).'''
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, rounds=3)
+    recs = [rec('new', 3, 6.5), rec('old', 1, 10), rec('old', 2, 12), rec('new', 1, 7),
+            rec('old', 3, 9.5)]
+    old, new, problems = jobs.values(recs, c, 'copy')
+    assert (old, new) == ([10, 9.5], [7, 6.5])
+    assert problems == ['round 2: no value of the new build']

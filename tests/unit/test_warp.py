@@ -195,3 +195,14 @@ def test_job_scripts_name_the_key_file_never_a_key(tmp_path):
     assert '--objects=2500' in scripts['WarpObjectStorage']
     assert '--warp-client=$agents' in scripts['WarpMultiClient']
     assert 'ak-in-env-3b9' not in out and 'sk-in-env-6a1' not in out
+
+
+def test_the_split_seconds_units_are_warps_binary_prefixes():
+    '''warp prints a second of the throughput split in B, KiB, MiB, GiB or TiB per second
+    by its size (warp 1.0.0 ``pkg/bench/ops.go``, ``Throughput.String``: MiB below 10 GiB/s,
+    so none of our captures, at most 1.6 GiB/s here, prints GiB): binary prefixes, each
+    1024 of the one before -- a GiB/s is 1024 MiB/s, not 1000.'''
+    prefixes = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+    assert set(warp._UNITS) == set(prefixes)
+    for k, unit in enumerate(prefixes):
+        assert warp._UNITS[unit] * 2 ** 20 == 2 ** (10 * k), unit
