@@ -42,3 +42,92 @@ def test_meta_json_keeps_the_perflog_types():
     doc = documents.to_document(rec, 'f', 2)
     assert orjson.loads(doc['meta_json'])['hpl_n'] == 7104       # a number, as written
     assert doc['meta']['hpl_n'] == '7104'                        # the flattened field: text
+
+
+IDENTITY = ('system', 'partition', 'environ', 'check', 'display_name', 'perf_var', 'jobid',
+            'completion_time')
+
+
+def _records(name='local-debug-HpccStream.log'):
+    lines = [ln for ln in (FIX / name).read_text().splitlines() if not perflog.is_header(ln)]
+    return [r for ln in lines for r in perflog.parse_line(ln)]
+
+
+def test_each_figure_of_a_run_is_a_document_of_its_own():
+    '''The records of one run (one perflog line: HPCC's STREAM figures) differ only in
+    their performance variable; each must have its own id, or Elasticsearch's ``create``
+    takes the first and drops the others as duplicates.'''
+    line = _records()
+    one_run = [r for r in line if r['jobid'] == line[0]['jobid']]
+    assert len({r['perf_var'] for r in one_run}) == len(one_run) > 1
+    assert len({documents.doc_id(r) for r in one_run}) == len(one_run)
+
+
+@pytest.mark.parametrize('field', IDENTITY)
+def test_a_measurement_is_identified_by_each_of_its_fields_and_nothing_else(field):
+    '''A record changed in one identifying field is another measurement; changed in
+    anything else (its value, its meta: a re-ingest of the same line) the same one.'''
+    rec = _records()[0]
+    other = dict(rec, **{field: str(rec[field]) + 'x'})
+    assert documents.doc_id(other) != documents.doc_id(rec)
+    same = dict(rec, perf_value=-1.0, result='fail', meta={'x': 1}, nodelist='elsewhere')
+    assert documents.doc_id(same) == documents.doc_id(rec)
+
+
+def test_the_id_is_the_one_every_earlier_ingest_gave():
+    '''An id that changed between two versions of mdxbench would store every record of a
+    perflog ingested again as a second document: the recipe (docs/storage.md), computed
+    here by itself -- SHA-256 of the identifying fields joined by the unit separator
+    (0x1f), its first 40 hex digits.'''
+    import hashlib
+
+    rec = _records()[0]
+    key = '\x1f'.join(str(rec[k]) for k in IDENTITY)
+    assert documents.doc_id(rec) == hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def test_every_field_of_a_document_is_mapped_with_the_type_of_its_values():
+    '''The index template is strict (a field it does not name makes Elasticsearch refuse
+    the document): every field of the documents of real perflogs is in it, with a type
+    that holds its values -- text ids as keywords, figures as doubles, times as dates.'''
+    import datetime as dt
+
+    props = documents.template_body('pfx')['template']['mappings']['properties']
+    assert documents.template_body('pfx')['template']['mappings']['dynamic'] == 'strict'
+    assert documents.template_body('pfx')['index_patterns'] == ['pfx-*']
+    seen = set()
+    for name in ('local-debug-HpccStream.log', 'nscluster-nodes-FftwMpi2d.log'):
+        for n, rec in enumerate(_records(name), 2):
+            doc = documents.to_document(rec, FIX / name, n)
+            doc['ingested_at'] = '2026-11-24T00:00:00.000+00:00'
+            for k, v in doc.items():
+                assert k in props, f'{k} is not in the template'
+                seen.add(k)
+                kind = props[k]['type']
+                if kind == 'keyword':       # a keyword field holds a string or a list of them
+                    assert v is None or isinstance(v, str) or (isinstance(v, list) and v and all(
+                        isinstance(x, str) for x in v)), (k, v)
+                elif kind == 'double':
+                    assert v is None or isinstance(v, float), (k, v)
+                elif kind == 'date':
+                    dt.datetime.fromisoformat(v)
+                elif kind == 'long':
+                    assert isinstance(v, int), (k, v)
+                else:
+                    assert kind == 'flattened' and isinstance(v, dict) and \
+                        all(isinstance(x, str) for x in v.values()), (k, v)
+    # and nothing the template names is never filled
+    assert seen == set(props), set(props) - seen
+    # meta_json is kept to be read back, not searched
+    assert props['meta_json'] == {'type': 'keyword', 'index': False, 'doc_values': False}
+
+
+def test_the_bulk_action_creates_the_document_under_its_id():
+    rec = _records()[0]
+    doc = documents.to_document(rec, 'f', 2)
+    action = documents.create_action('pfx-local-2026.11', doc)
+    assert action == {'create': {'_index': 'pfx-local-2026.11', '_id': doc['record_id']}}
+    # the bytes a line's documents are sent with say the same
+    [(raw, _, _)] = documents.line_documents('pfx', [rec], 'f', 2)
+    assert orjson.loads(raw) == {'create': {'_index': documents.index_name('pfx', rec),
+                                            '_id': doc['record_id']}}
