@@ -308,3 +308,24 @@ def test_a_latencys_bound_must_be_above_its_value(bounds, refused):
     assert str(err.value).startswith(
         'papers.yaml: NetperfTcpRR.mdx2:vc16m32g[0] (check NetperfTcpRR, system mdx2:vc16m32g).')
     assert refused in str(err.value), err.value
+
+
+def test_each_figure_a_run_is_judged_by_names_its_source():
+    '''What the perflog records beside a reference: the source of the entry that applies
+    to this case on this partition -- not another placement's, nor another partition's.'''
+    across = references.sources_for('Iperf3Throughput',
+                                    {'streams': 16, 'placement': 'different-hosts'},
+                                    'mdx2:vc16m32g')
+    assert across == {'throughput': '002 sec. 3.2.2 text: 16 streams across hosts with '
+                                    'virtio multiqueue'}
+    same = references.sources_for('Iperf3Throughput', {'streams': 16, 'placement': 'same-host'},
+                                  'mdx2:vc16m32g')
+    assert same['throughput'].startswith('000 sec. 3.2.2 text: 16 streams between two VMs')
+    one_q = references.sources_for('Iperf3Throughput',
+                                   {'streams': 1, 'placement': 'different-hosts'},
+                                   'mdx2:vc16m32g-1q')
+    assert one_q['throughput'].endswith('one queue (Figure 3)')
+    assert references.sources_for('Iperf3Throughput',
+                                  {'streams': 1, 'placement': 'different-hosts'},
+                                  'mdx2:vc16m32g') == {}
+    assert references.sources_for('NoSuchCheck', {}, 'mdx2:vc16m32g') == {}
