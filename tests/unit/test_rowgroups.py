@@ -77,6 +77,19 @@ def test_acceptance_from_row_groups_is_acceptance_of_the_whole_table(history):
     where = pl.col('system') == 'mdx2'
     few = rowgroups.latest(paths, verdicts.LATEST, 1, where, verdicts.acceptance_records)
     assert 0 < few.height < whole.height / 20
+    # what the row groups kept is each (node, check, figure)'s latest acceptance run,
+    # worked out here row by row from the whole table
+    latest = {}
+    for r in whole.filter(where).iter_rows(named=True):
+        if 'acceptance' not in (r['tags'] or '').split(','):
+            continue
+        key = (r['nodes'], r['check'].split(' %nid=')[0], r['perf_var'], r['unit'], r['better'])
+        if key not in latest or r['time'] > latest[key]['time']:
+            latest[key] = r
+    kept = [((r['nodes'], r['check'].split(' %nid=')[0], r['perf_var'], r['unit'], r['better']),
+             (r['time'], r['value'])) for r in few.iter_rows(named=True)]
+    assert dict(kept) == {k: (r['time'], r['value']) for k, r in latest.items()}
+    assert len(kept) == len(latest)
     got = verdicts.judge(few)
     want = verdicts.judge(whole.filter(where))
     assert got == want and len(got) == 8

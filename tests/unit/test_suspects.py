@@ -323,8 +323,9 @@ def test_a_check_runs_longer_only_where_its_noise_cannot_be_decided_within_the_b
         assert f == have[-1]
     elif f < suspects.MAX_LENGTH:
         assert sum(have) + left * f >= need > sum(have) + left * (f - 1)
-    else:
-        assert sum(have) + left * f < need or f == suspects.MAX_LENGTH
+    else:       # at the cap: the budget would have needed runs at least that long
+        assert f == suspects.MAX_LENGTH
+        assert sum(have) + left * (f - 1) < need, 'capped where a shorter run would do'
     assert suspects.lengthening(sigma, have, effect, alpha, beta, 0) == have[-1]
 
 
@@ -404,12 +405,13 @@ def test_a_first_paired_round_is_made_longer_only_on_noise_from_repeated_runs():
     case = {'key': 'FioTarget %target=node_local %workload=seqwrite bandwidth',
             'check': 'FioTarget %target=node_local %workload=seqwrite', 'x': []}
     knobs = {'FioTarget': {'runtime': 1}}
-    repeated = {case['key']: suspects.Noise(0.12, 'repeated runs', 16)}
-    spread = {case['key']: suspects.Noise(0.12, 'fleet spread', 8)}
-    want = suspects.lengthening(suspects.planning_sigma(repeated[case['key']]) * math.sqrt(2),
-                                [], 0.1, 0.01, 0.05, 4)
-    assert want > 1
-    assert suspects.next_lengths([case], 0.1, seq, 4, knobs, repeated) == {'FioTarget': want}
+    repeated = {case['key']: suspects.Noise(0.03, 'repeated runs', 16)}
+    spread = {case['key']: suspects.Noise(0.03, 'fleet spread', 8)}
+    # planned at the noise it could be: 3% from 16 differences (0.37 x 16 = 5.92 degrees of
+    # freedom) is at most 3% x sqrt(5.92 / chi2(0.05, 5.92)) = 5.78% at 95%; a pair of runs
+    # 8.17%; at alpha 0.01, beta 0.05, 10% that needs 10 pairs, 2.5 in each of 4 rounds:
+    # runs 3x as long (at the estimate itself, 3 pairs: no longer run at all)
+    assert suspects.next_lengths([case], 0.1, seq, 4, knobs, repeated) == {'FioTarget': 3}
     assert suspects.next_lengths([case], 0.1, seq, 4, knobs, spread) == {}
     assert suspects.next_lengths([case], 0.1, seq, 4, {}, repeated) == {}     # no knob
 
