@@ -304,3 +304,51 @@ def test_a_round_missing_in_the_middle_leaves_the_others_paired_as_they_ran():
     old, new, problems = jobs.values(recs, c, 'copy')
     assert (old, new) == ([10, 9.5], [7, 6.5])
     assert problems == ['round 2: no value of the new build']
+
+
+def test_the_job_script_is_what_slurm_and_reframe_are_to_run_word_for_word():
+    '''Every line of a node's split job, read back as bash reads it: the allocation Slurm is
+    asked for, the environment each run sees, and ReFrame's arguments, in ABBA order --
+    each as an operator would type it (bash -n: the script parses).'''
+    import pathlib
+    import shlex
+    import subprocess
+    import sys
+
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, '/opt/old build', '/opt/new', rounds=2)
+    script = jobs.job_script('nscluster', 'mdxnode2', [c], 'inc1', '/w', '/p l',
+                             ['--partition=nodes', '--account=ops'], '20:00')
+    assert subprocess.run(['bash', '-n'], input=script, text=True).returncode == 0
+    lines = script.splitlines()
+    assert lines[:8] == ['#!/bin/bash',
+                         '#SBATCH --job-name=mdxbench-split-inc1-mdxnode2',
+                         '#SBATCH --nodelist=mdxnode2', '#SBATCH --nodes=1',
+                         '#SBATCH --exclusive', '#SBATCH --time=20:00',
+                         '#SBATCH --output=/w/jobs/mdxnode2.out',
+                         '#SBATCH --partition=nodes']
+    assert lines[8] == '#SBATCH --account=ops'
+    assert lines[10:14] == ['export MDXBENCH_INSIDE_ALLOCATION=1',
+                            "export MDXBENCH_PERFLOG_DIR='/p l'",
+                            f"export RFM_CONFIG_FILES={jobs.REPO_ROOT}/site-configs/settings.py",
+                            'failed=0']
+    assert lines[-1] == 'echo "mdxbench split: $failed run(s) failed"'
+    runs = lines[14:-1]
+    rfm = str(pathlib.Path(sys.executable).parent / 'reframe')
+    stream = str(jobs.REPO_ROOT / 'checks' / 'memory' / 'stream.py')
+    assert len(runs) == 4
+    for line, (rnd, build, prefix) in zip(runs, [(1, 'old', '/opt/old build'),
+                                                 (1, 'new', '/opt/new'),
+                                                 (2, 'new', '/opt/new'),
+                                                 (2, 'old', '/opt/old build')]):
+        words = shlex.split(line)
+        stage = f'/w/rfm/mdxnode2/0-{rnd}-{build}'
+        assert words[0] == f'MDXBENCH_SPACK_VIEW={prefix}'
+        name, _, tag = words[1].partition('=')
+        assert name == 'MDXBENCH_SPLIT' and json.loads(tag) == {
+            'incident': 'inc1', 'build': build, 'round': rnd, 'node': 'mdxnode2',
+            'hash': ('a' if build == 'old' else 'b') * 32}
+        assert words[2:] == [rfm, '-c', stream, '-n', r'^StreamOmp%threads=one\-thread$',
+                             '-p', '^spack$', '-r', '--system', 'nscluster:nodes',
+                             '--prefix', stage, '--nocolor', '--report-file',
+                             f'{stage}/report.json', '||', 'failed=$((failed+1))']
