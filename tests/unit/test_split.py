@@ -3,6 +3,7 @@ generated rounds of known effects, which series can be split, the run order, the
 and the pairing of the runs' records (the integration test runs real builds on real
 nodes).'''
 import json
+import math
 import re
 
 import numpy as np
@@ -352,3 +353,51 @@ def test_the_job_script_is_what_slurm_and_reframe_are_to_run_word_for_word():
                              '-p', '^spack$', '-r', '--system', 'nscluster:nodes',
                              '--prefix', stage, '--nocolor', '--report-file',
                              f'{stage}/report.json', '||', 'failed=$((failed+1))']
+
+
+def _t_interval(x, confidence):
+    '''(exp(mean) - 1, exp(low) - 1, exp(high) - 1) of log ratios: scipy's Student t.'''
+    from scipy import stats
+
+    x = np.asarray(x, dtype=float)
+    lo, hi = stats.t.interval(confidence, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+    return np.expm1(x.mean()), np.expm1(lo), np.expm1(hi)
+
+
+def test_a_split_records_every_effect_at_the_confidence_asked_for():
+    '''Three rounds, the series down 30% (10 -> 7), the old build back at 10 today, the new
+    one at 7: software. Every figure the incident page and the history keep, at an 80%
+    confidence, against scipy's t intervals computed here.'''
+    old, new = [10.0, 10.2, 9.9], [7.0, 7.1, 6.95]
+    r = verdict.decide(old, new, 10.0, 7.0, 'higher', 0.03, confidence=0.8)
+    assert r['verdict'] == 'software'
+    assert (r['rounds'], r['old'], r['new'], r['before'], r['after'], r['better']) == \
+        (3, old, new, 10.0, 7.0, 'higher')
+    assert r['regression'] == pytest.approx(-0.3)
+    assert r['tolerance'] == pytest.approx(math.expm1(0.25 * abs(math.log(0.7))))
+    assert (r['min_effect'], r['confidence']) == (0.03, 0.8)
+    for name, x in (('software', np.log(new) - np.log(old)),
+                    ('system', np.log(old) - math.log(10.0)),
+                    ('today', np.log(new) - math.log(7.0))):
+        want = _t_interval(x, 0.8)
+        got = (r[name]['estimate'], r[name]['low'], r[name]['high'])
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12), name
+
+
+@pytest.mark.parametrize('old, new, before, after, expect', [
+    # two rounds suffice to see it did not come back: both builds at the old level
+    ([10.0, 10.1], [9.95, 10.05], 10.0, 7.0, 'not reproduced'),
+    # down 60%, both builds 22% below the old level today: within the tolerance (25.7%) and
+    # less than half the regression: it did not come back as it was
+    ([7.8, 7.85, 7.75], [7.8, 7.78, 7.82], 10.0, 4.0, 'not reproduced'),
+    # down 30%, both builds 10% below the old level: beyond the tolerance (9.3%), so the
+    # effects decide -- a system effect, not "not reproduced"
+    ([9.0, 9.02, 8.98], [9.01, 8.99, 9.0], 10.0, 7.0, 'system'),
+])
+def test_a_regression_is_not_reproduced_where_the_new_build_is_near_the_old_level(
+        old, new, before, after, expect):
+    r = verdict.decide(old, new, before, after, 'higher', 0.03)
+    if expect == 'not reproduced':
+        assert r['verdict'] == 'inconclusive' and r['reason'].startswith('not reproduced'), r
+    else:
+        assert r['verdict'] == expect, r
