@@ -401,3 +401,37 @@ def test_a_regression_is_not_reproduced_where_the_new_build_is_near_the_old_leve
         assert r['verdict'] == 'inconclusive' and r['reason'].startswith('not reproduced'), r
     else:
         assert r['verdict'] == expect, r
+
+
+def test_every_record_of_a_round_counts_whatever_came_before_it():
+    '''Records as ReFrame's ``--repeat`` names them (`` %.repeat_no=N``), a run of the wrong
+    binary among them (said, left out, and the records after it still read), and a round
+    with neither build: each problem in words an operator reads.'''
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, rounds=3)
+    wrong = rec('old', 2, 3.0, h='c' * 32)
+    recs = [rec('old', 1, 10), wrong, rec('new', 1, 7), rec('old', 3, 9.9), rec('new', 3, 6.9)]
+    recs[0]['display_name'] += ' %.repeat_no=0'
+    recs[2]['display_name'] += ' %.repeat_no=1'
+    old, new, problems = jobs.values(recs, c, 'copy')
+    assert (old, new) == ([10, 9.9], [7, 6.9])
+    assert problems == [f"round 2: the old build's run used /{'c' * 32}, not /{'a' * 32}: "
+                        'left out', 'round 2: no value of the old and new build']
+
+
+def test_a_check_without_a_class_under_checks_is_named():
+    with pytest.raises(ValueError) as err:
+        jobs.check_file('NoSuchCheck %x=1')
+    assert str(err.value) == f"no check class NoSuchCheck under {jobs.REPO_ROOT / 'checks'}"
+
+
+def test_a_runs_mark_is_the_same_text_for_the_same_run():
+    '''The tag of each run is JSON with its keys sorted: two scripts of the same split are
+    the same text, whatever order the tag was built in (the scripts under the split's
+    ``jobs/`` can be compared between two splits with diff).'''
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, '/o', '/n', rounds=1)
+    script = jobs.job_script('nscluster', 'mdxnode2', [c], 'inc1', '/w', '/p', [], '20:00')
+    first = next(ln for ln in script.splitlines() if 'MDXBENCH_SPLIT=' in ln)
+    assert ("MDXBENCH_SPLIT='{\"build\": \"old\", \"hash\": \"" + 'a' * 32 +
+            "\", \"incident\": \"inc1\", \"node\": \"mdxnode2\", \"round\": 1}'") in first
