@@ -435,3 +435,65 @@ def test_a_runs_mark_is_the_same_text_for_the_same_run():
     first = next(ln for ln in script.splitlines() if 'MDXBENCH_SPLIT=' in ln)
     assert ("MDXBENCH_SPLIT='{\"build\": \"old\", \"hash\": \"" + 'a' * 32 +
             "\", \"incident\": \"inc1\", \"node\": \"mdxnode2\", \"round\": 1}'") in first
+
+
+@pytest.mark.parametrize('noise, n', [
+    # a 30% regression at min_effect 3%: tolerance expm1(ln(1/0.7) / 4) = 9.33%, an
+    # interval of half width 4.67% wanted from paired runs of sd sqrt(2) x noise:
+    # t(0.975, n - 1) x sd / sqrt(n) <= 4.67%, worked out here for each n
+    (0.001, 3),     # two rounds would do (12.7 x 0.14% = 1.3%); three at least
+    (0.02, 4),      # n = 3: 4.303 x 2.83% / 1.73 = 7.0%; n = 4: 3.182 x 2.83% / 2 = 4.5%
+    (0.03, 6),      # n = 5: 2.776 x 4.24% / 2.24 = 5.3%; n = 6: 2.571 x 4.24% / 2.45 = 4.45%
+    (0.04, 9),      # n = 8: 2.365 x 5.66% / 2.83 = 4.73%; n = 9: 2.306 x 5.66% / 3 = 4.35%
+    (0.05, 10),     # n = 10: 2.262 x 7.07% / 3.16 = 5.1%: none is enough, at most 10
+])
+def test_the_rounds_are_the_fewest_whose_interval_tells_present_from_absent(noise, n):
+    assert verdict.rounds_for(noise, -0.3, 0.03) == n
+
+
+def test_a_series_that_fell_to_zero_is_infinitely_worse_on_its_worse_side_only():
+    '''A value of zero (a relative change of -100%): where higher is better it is as bad
+    as can be, where lower is better as good; the tolerance of a regression to zero is
+    the whole of it.'''
+    assert verdict._worse_log(-1.0, -1) == math.inf
+    assert verdict._worse_log(-1.0, 1) == -math.inf
+    assert verdict._worse_log(-0.5, -1) == pytest.approx(math.log(2))
+    assert verdict.tolerance(-1.0, 0.03) == 1.0
+    assert verdict.tolerance(-0.3, 0.03) == pytest.approx(math.expm1(math.log(1 / 0.7) / 4))
+    assert verdict.tolerance(-0.05, 0.03) == 0.03          # a quarter is below min_effect
+
+
+@pytest.mark.parametrize('old, new, before, after, better, text', [
+    ([10.0, 10.2, 9.9], [7.0, 7.1, 6.95], 10.0, 7.0, 'higher',
+     'the old build is back at the old level: software (new/old build today) -30.1% '
+     '(-30.8% to -29.3%), present; system (old build today / before) +0.3% (-3.4% to '
+     '+4.2%), absent; regression -30.0%, tolerance -8.5%, 3 rounds, 95% intervals'),
+    # a latency: worse is up, and so is its tolerance
+    ([70.0, 71.0, 69.5], [100.0, 101.0, 99.0], 70.0, 100.0, 'lower',
+     'the old build is back at the old level: software (new/old build today) +42.5% '
+     '(+41.8% to +43.3%), present; system (old build today / before) +0.2% (-2.4% to '
+     '+3.0%), absent; regression +42.9%, tolerance +9.3%, 3 rounds, 95% intervals'),
+    # one round: no interval, nothing judged
+    ([10.0], [7.0], 10.0, 7.0, 'higher',
+     'the intervals are too wide to tell: software (new/old build today) -30.0% (no '
+     'interval: one round), unclear; system (old build today / before) +0.0% (no interval: '
+     'one round), unclear; regression -30.0%, tolerance -8.5%, 1 rounds, 95% intervals'),
+])
+def test_the_reason_an_operator_reads(old, new, before, after, better, text):
+    '''Worked out by hand from the values: software ln(mean of new/old) of the rounds,
+    the tolerance on the worse side (a fall of 9.33% on the log scale is -8.5%).'''
+    assert verdict.decide(old, new, before, after, better, 0.03)['reason'] == text
+
+
+def test_series_that_cannot_be_split_are_each_said_and_the_rest_kept():
+    inc = {'series': [series(perf_var='triad', changed={'kernel': [['a'], ['b']]}),
+                      series(perf_var='scale', changed={'binary': [[OLD, NEW], [NEW]]}),
+                      series()]}
+    ok, reasons = verdict.software_series(inc)
+    assert [(s['perf_var'], s['old_binary'], s['new_binary']) for s in ok] == \
+        [('copy', OLD, NEW)]
+    name = 'nodes spack StreamOmp %threads=one-thread'
+    assert reasons == [f'{name} triad: its binary did not change with the incident: nothing '
+                       'to split (a system change alone)',
+                       f'{name} scale: 2 binaries before and 1 after the change point: no '
+                       'single previous build to rebuild']
