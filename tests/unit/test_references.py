@@ -329,3 +329,72 @@ def test_each_figure_a_run_is_judged_by_names_its_source():
                                   {'streams': 1, 'placement': 'different-hosts'},
                                   'mdx2:vc16m32g') == {}
     assert references.sources_for('NoSuchCheck', {}, 'mdx2:vc16m32g') == {}
+
+
+def _entry(**kw):
+    e = {'check': 'NetperfTcpRR', 'var': 'mean_rtt', 'target': 'mdx2:vc16m32g',
+         'file': 'papers.yaml', 'key': 'NetperfTcpRR.mdx2:vc16m32g[0]', 'value': 85,
+         'unit': 'us', 'lower': None, 'upper': 0.25}
+    e.update(kw)
+    return e
+
+
+TABLE = {'mean_rtt': ('mean_rtt', 'us', 'lower'), 'throughput': ('tp', 'Gbit/s', 'higher')}
+WHERE = 'papers.yaml: NetperfTcpRR.mdx2:vc16m32g[0] (check NetperfTcpRR, system mdx2:vc16m32g)'
+
+
+@pytest.mark.parametrize('entry, message', [
+    (_entry(unit='ms'), f"{WHERE}.unit: 'ms', but NetperfTcpRR reports mean_rtt in 'us'"),
+    (_entry(upper=None), f"{WHERE}.upper: None, but lower mean_rtt is better: a run is worse "
+                         "on the upper side, whose bound must be set (upper: 0.1 is 10%)"),
+    (_entry(upper=-0.01), f"{WHERE}.upper: -0.01, but lower mean_rtt is better: a run is "
+                          "worse on the upper side, whose bound must be set (upper: 0.1 is 10%)"),
+    (_entry(var='throughput', unit='Gbit/s', lower=0.01, upper=None),
+     f"{WHERE}.lower: 0.01, but higher throughput is better: a run is worse on the lower "
+     "side, whose bound must be set (lower: -0.1 is 10%)"),
+])
+def test_a_bad_entry_is_named_with_what_to_write(entry, message):
+    '''Each refusal word for word: the file, the entry, the check and system, the field,
+    and the fix. (A bound of 0 is a bound: no run worse than the figure passes.)'''
+    # entries of other checks and other variables, bad as they are, are not this check's
+    others = [_entry(check='Other', unit='furlongs'), _entry(var='not_in_table', unit='x')]
+    with pytest.raises(references.ReferenceError) as err:
+        references.check_against('NetperfTcpRR', TABLE, others + [entry])
+    assert str(err.value) == message
+    references.check_against('NetperfTcpRR', TABLE, others)
+    references.check_against('NetperfTcpRR', TABLE, [
+        _entry(upper=0.0), _entry(var='throughput', unit='Gbit/s', lower=0.0, upper=None)])
+
+
+def test_the_site_references_are_checked_when_none_are_given(tmp_path, monkeypatch):
+    '''Without entries, check_against reads the site's (``MDXBENCH_REFERENCE_DIR``).'''
+    (tmp_path / 'r.yaml').write_text(
+        'NetperfTcpRR:\n  mdx2:vc16m32g:\n    - {var: mean_rtt, value: 85, unit: us, '
+        'lower: -0.1, upper: null, source: s}\n')
+    monkeypatch.setenv('MDXBENCH_REFERENCE_DIR', str(tmp_path))
+    with pytest.raises(references.ReferenceError, match=r'r.yaml: NetperfTcpRR.mdx2:vc16m32g'
+                                                        r'\[0\] .*\.upper: None'):
+        references.check_against('NetperfTcpRR', TABLE)
+
+
+def test_the_reference_directory_from_an_environment_given_or_the_repository(tmp_path,
+                                                                            monkeypatch):
+    monkeypatch.delenv('MDXBENCH_REFERENCE_DIR', raising=False)
+    assert references.reference_dir() == ROOT / 'site-configs' / 'references'
+    assert references.reference_dir({'MDXBENCH_REFERENCE_DIR': str(tmp_path)}) == tmp_path
+
+
+def test_a_condition_is_the_partitions_unless_the_check_fixes_it():
+    facts = {'nic': {'queues': 16}}          # a partition's facts: 16 queue pairs
+    assert references.condition_of('multiqueue', {'nic': {'queues': 1}}) is False
+    assert references.condition_of('multiqueue', facts) is True
+    assert references.condition_of('multiqueue', facts, None) is True
+    assert references.condition_of('multiqueue', facts, {}) is True
+    assert references.condition_of('multiqueue', facts, {'multiqueue': False}) is False
+
+
+def test_a_partition_without_references_keeps_none_when_a_condition_is_unmet():
+    params = {'target': 's3ds', 'op': 'get', 'clients': 3}
+    ref = references.for_check('WarpMultiClient', params)
+    assert references.without_condition(ref, 'WarpMultiClient', 'laurel:compute', params,
+                                         'distinct_hosts') == (ref, [])
