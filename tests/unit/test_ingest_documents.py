@@ -131,3 +131,32 @@ def test_the_bulk_action_creates_the_document_under_its_id():
     [(raw, _, _)] = documents.line_documents('pfx', [rec], 'f', 2)
     assert orjson.loads(raw) == {'create': {'_index': documents.index_name('pfx', rec),
                                             '_id': doc['record_id']}}
+
+
+def test_meta_as_stored_strings_stay_strings_and_json_is_sorted():
+    '''The flattened field holds strings: a string value as it is (not quoted again), any
+    other value as JSON with its keys sorted, so one meta is one text whatever order the
+    perflog wrote it in; ``meta_json`` likewise.'''
+    meta = {'node_kernel': '6.1.0-25', 'binary': {'version': '5.10', 'path': '/x'},
+            'tags': ['b', 'a'], 'n': 3}
+    assert documents.flat_meta(meta) == {'node_kernel': '6.1.0-25',
+                                         'binary': '{"path": "/x", "version": "5.10"}',
+                                         'tags': '["b", "a"]', 'n': '3'}
+    assert documents.meta_text(meta) == (
+        '{"binary": {"path": "/x", "version": "5.10"}, "n": 3, "node_kernel": "6.1.0-25", '
+        '"tags": ["b", "a"]}')
+
+
+def test_a_record_goes_to_its_systems_index_of_its_month():
+    rec = _records()[0]
+    assert rec['completion_time'].startswith('2026-') and rec['system'] == 'local'
+    want = f"pfx-local-{rec['completion_time'][:4]}.{rec['completion_time'][5:7]}"
+    assert documents.index_name('pfx', rec) == want
+    assert documents.index_name('pfx', dict(rec, system='Mdx2 VMs')) == \
+        want.replace('local', 'mdx2_vms')
+
+
+def test_a_lines_meta_made_once_is_the_documents_meta():
+    rec = _records()[0]
+    doc = documents.to_document(rec, 'f', 2, meta={'k': 'v'}, meta_json='{"k": "v"}')
+    assert doc['meta'] == {'k': 'v'} and doc['meta_json'] == '{"k": "v"}'
