@@ -1,6 +1,7 @@
 '''The GPU parsers (issue 42) on real outputs of one NVIDIA H200 under PCIe passthrough
-(tests/fixtures/gpu, provenance in tests/fixtures/README.md). Truncated or foreign text is
-made by cutting those outputs, never typed.'''
+(tests/fixtures/gpu, provenance in tests/fixtures/README.md). Truncated, altered or foreign
+text is made from those outputs -- a cut, or one token of them replaced -- never written
+whole.'''
 import pytest
 
 from mdxbench.parsers import ParseError, babelstream, nvbandwidth, nvsmi, p2p
@@ -269,3 +270,73 @@ def test_topology_of_one_gpu(fixture_text):
     assert t['cpu_affinity'] == {0: '0-15'} and t['numa_affinity'] == {0: '0'}
     with pytest.raises(ParseError, match='no header row'):
         nvsmi.parse_topo(fixture_text(GPU + 'nvidia-smi-h200.out'))
+
+
+def _nvb(fixture_text):
+    return fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out')
+
+
+_H2D = 'memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)'
+_WHERE = 'nvbandwidth host_to_device_memcpy_ce: '
+
+
+@pytest.mark.parametrize('alter, order, message', [
+    (lambda t: '', None, 'nvbandwidth output is empty'),
+    (lambda t: t[:t.index('Running')].replace('Device 0: NVIDIA H200 (00000000:00:06)\n', '')
+     + t[t.index('Running'):], None, 'no "Device N: NAME (BUS ID)" line: no GPU listed'),
+    (lambda t: t[:t.index('Running host_to_device_memcpy_ce.') + 34], None,
+     _WHERE + 'the output ends after "Running" (truncated?)'),
+    (lambda t: t.replace(_H2D, _H2D[:-7], 1), None,
+     _WHERE + 'expected a description ending in "(GB/s)" or "(ns)", got '
+     "'memcpy CE CPU(row) -> GPU(column) bandwidth'"),
+    (lambda t: t.replace(_H2D + '\n           0\n', _H2D + '\n  columns\n', 1), None,
+     _WHERE + "expected the column indices, got 'columns'"),
+    (lambda t: t.replace(' 0     55.53\n', ' 0     55.53     1.00\n', 1), None,
+     _WHERE + "row '0     55.53     1.00': expected its index and 1 value(s)"),
+    (lambda t: t.replace(' 0     55.53\n', ' 0     55,53\n', 1), None,
+     _WHERE + "'55,53' is neither a number nor N/A"),
+    (lambda t: t[:t.index('Running')], None,
+     'nvbandwidth ran no test case ("Running ..." or "Waived:")'),
+    # asked for three cases, the output has a fourth (line 32)
+    (lambda t: t, nvbandwidth.V08_ORDER[:3],
+     'nvbandwidth: line 32: "Running device_to_host_bidirectional_memcpy_ce." is not among '
+     'the cases asked for after the previous one (another version, or another order than '
+     'asked)'),
+    # asked for the four cases that ran, the output goes on with the waived ones (line 39)
+    (lambda t: t, nvbandwidth.V08_ORDER[:4],
+     'nvbandwidth: line 39: "Waived:" after the last of the 4 case(s) asked for: which case '
+     'is it?'),
+], ids=['empty', 'no-gpu', 'cut-after-running', 'no-unit', 'no-columns', 'long-row',
+        'not-a-number', 'no-case', 'case-not-asked', 'waived-not-asked'])
+def test_nvbandwidth_refuses_an_altered_output_naming_what_and_where(fixture_text, alter,
+                                                                    order, message):
+    '''The real H200 output, altered by one cut or one replacement each: the refusal word
+    for word, with the case, the line or the text it found.'''
+    kw = {'order': order} if order else {}
+    with pytest.raises(ParseError) as err:
+        nvbandwidth.parse(alter(_nvb(fixture_text)), **kw)
+    assert str(err.value) == message
+
+
+def test_nvbandwidth_reads_its_cases_in_order_and_names_the_waived(fixture_text):
+    '''The 1-GPU run in v0.8's order: the cases before the first ``Waived:`` are read with
+    their description, unit and SUM; each bare ``Waived:`` is the next case of that order,
+    the run going on after them (all_to_host_memcpy_ce, line 43).'''
+    r = nvbandwidth.parse(_nvb(fixture_text))
+    h2d = r['tests']['host_to_device_memcpy_ce']
+    assert h2d == {'description': _H2D, 'unit': 'GB/s', 'matrix': [[55.53]], 'sum': 55.53}
+    assert r['waived'][:4] == ['device_to_device_memcpy_read_ce',
+                               'device_to_device_memcpy_write_ce',
+                               'device_to_device_bidirectional_memcpy_read_ce',
+                               'device_to_device_bidirectional_memcpy_write_ce']
+    assert 'all_to_host_memcpy_ce' in r['tests'] and r['driver'] == '580.159.04'
+    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'bus_id': '00000000:00:06'}]
+
+
+def test_nvbandwidths_n_a_is_not_measured():
+    '''nvbandwidth prints a missing value as N/A (``PeerValueMatrix``): None, not 0; only
+    N/A in its own spelling.'''
+    assert nvbandwidth._cell('N/A', 'w') is None
+    assert nvbandwidth._cell('55.53', 'w') == 55.53
+    with pytest.raises(ParseError, match="^w: 'n/a' is neither a number nor N/A$"):
+        nvbandwidth._cell('n/a', 'w')
