@@ -340,3 +340,71 @@ def test_nvbandwidths_n_a_is_not_measured():
     assert nvbandwidth._cell('55.53', 'w') == 55.53
     with pytest.raises(ParseError, match="^w: 'n/a' is neither a number nor N/A$"):
         nvbandwidth._cell('n/a', 'w')
+
+
+def _nvb_json(fixture_text, alter=None):
+    import json
+
+    doc = json.loads(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm-subset.json'))
+    if alter:
+        alter(doc['nvbandwidth'])
+    return json.dumps(doc)
+
+
+def test_nvbandwidth_json_reads_every_field(fixture_text):
+    r = nvbandwidth.parse(_nvb_json(fixture_text))
+    assert (r['version'], r['driver'], r['waived']) == ('v0.8', '580.159.04', [])
+    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'bus_id': '00000000:00:06'}]
+    assert r['tests']['host_to_device_memcpy_ce'] == {
+        'description': _H2D, 'unit': 'GB/s', 'sum': 55.551539752000004,
+        'matrix': [[55.5515]]}
+
+
+def _case(doc, **kw):
+    doc['testcases'][0].update(kw)
+
+
+def _latency(tc):
+    '''A test case as nvbandwidth writes a latency one: latency_* fields, in ns.'''
+    tc['latency_description'] = tc.pop('bandwidth_description').replace('(GB/s)', '(ns)')
+    tc['latency_matrix'] = tc.pop('bandwidth_matrix')
+
+
+def test_nvbandwidth_json_waived_cases_and_latencies(fixture_text):
+    '''A case nvbandwidth waived (status "Waived", v0.8's JSON for a bare "Waived:") is
+    named, not read, and the cases after it are; a latency case carries its own fields.'''
+    def alter(doc):
+        _case(doc, status='Waived')
+        _latency(doc['testcases'][1])
+    r = nvbandwidth.parse(_nvb_json(fixture_text, alter))
+    assert r['waived'] == ['host_to_device_memcpy_ce']
+    assert sorted(r['tests']) == ['device_local_copy', 'device_to_host_memcpy_ce']
+    assert r['tests']['device_to_host_memcpy_ce']['unit'] == 'ns'
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda d: d.update({'GPU Device list': []}), 'nvbandwidth JSON: empty "GPU Device list"'),
+    (lambda d: d.update({'GPU Device list': ['GPU 0']}),
+     "nvbandwidth JSON: GPU Device list entry 'GPU 0' not understood"),
+    (lambda d: _case(d, status='Error'),
+     "nvbandwidth JSON: host_to_device_memcpy_ce: status 'Error' (Passed or Waived expected)"),
+    (lambda d: _case(d, bandwidth_description='memcpy CE'),
+     "nvbandwidth JSON: host_to_device_memcpy_ce: description 'memcpy CE' has no unit"),
+    (lambda d: _case(d, bandwidth_matrix=[]), 'nvbandwidth JSON: host_to_device_memcpy_ce: no matrix'),
+    (lambda d: _case(d, bandwidth_matrix='55.5'),
+     'nvbandwidth JSON: host_to_device_memcpy_ce: no matrix'),
+    (lambda d: _case(d, bandwidth_matrix=[['x']]),
+     "nvbandwidth JSON host_to_device_memcpy_ce: 'x' is neither a number nor N/A"),
+], ids=['no-gpu', 'gpu-entry', 'status', 'no-unit', 'empty-matrix', 'not-a-matrix', 'cell'])
+def test_nvbandwidth_json_refusals_name_the_case_and_field(fixture_text, alter, message):
+    with pytest.raises(ParseError) as err:
+        nvbandwidth.parse(_nvb_json(fixture_text, alter))
+    assert str(err.value) == message
+
+
+def test_nvbandwidth_json_a_case_without_a_name(fixture_text):
+    def alter(doc):
+        doc['testcases'][0].pop('name')
+    with pytest.raises(ParseError, match=r"^nvbandwidth JSON: a test case without a name: "
+                                         r"\{'bandwidth_description'"):
+        nvbandwidth.parse(_nvb_json(fixture_text, alter))
