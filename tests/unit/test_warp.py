@@ -206,3 +206,90 @@ def test_the_split_seconds_units_are_warps_binary_prefixes():
     assert set(warp._UNITS) == set(prefixes)
     for k, unit in enumerate(prefixes):
         assert warp._UNITS[unit] * 2 ** 20 == 2 ** (10 * k), unit
+
+
+def _json_altered(upstream_output, alter):
+    '''The real warp 1.0.8 GET JSON report, its document altered by ``alter``.'''
+    text = upstream_output('warp-1.0.8-get-json.out')
+    head, _, tail = text.partition('\n{')
+    doc, end = json.JSONDecoder().raw_decode('{' + tail)
+    alter(doc)
+    return head + '\n' + json.dumps(doc, indent=2) + tail[end - 1:]
+
+
+def _drop(key):
+    def alter(doc):
+        del doc['operations'][1][key]
+    return alter
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda d: d.update(mixed=True),
+     'warp JSON report of a mixed benchmark: only get/put reports are read'),
+    (lambda d: d['operations'].append(d['operations'][1]),
+     'warp JSON report has two GET operations'),
+    (_drop('throughput'), "warp JSON report, operations[1]: missing or malformed field "
+                          "'throughput' (not a warp 1.0.x report?)"),
+    (_drop('concurrency'), "warp JSON report, operations[1]: missing or malformed field "
+                           "'concurrency' (not a warp 1.0.x report?)"),
+])
+def test_a_json_report_it_cannot_read_is_refused_word_for_word(upstream_output, alter,
+                                                               message):
+    with pytest.raises(ParseError) as err:
+        warp.parse(_json_altered(upstream_output, alter))
+    assert str(err.value) == message
+
+
+def test_the_json_report_read_whole(upstream_output):
+    '''Every field the checks record, from the real report: the GET's requests and hosts,
+    its failed requests (those of the operation and of its throughput summed), the version
+    from warp's own line (none printed: "unknown").'''
+    r = warp.parse(upstream_output('warp-1.0.8-get-json.out'))
+    get = r['reports']['GET']
+    assert r['version'] == 'unknown' and r['format'] == 'json'
+    assert (get['op'], get['hosts'], get['clients'], get['errors']) == ('GET', 1, 1, 0)
+    assert r['reports']['PUT'] == {'op': 'PUT', 'skipped': True}
+
+    def errors(doc):
+        doc['operations'][1]['errors'] = 2
+        doc['operations'][1]['throughput']['errors'] = 3
+        doc['operations'][1]['first_errors'] = ['x' * 300, 'b', 'c', 'd']
+    bad = warp.parse(_json_altered(upstream_output, errors))['reports']['GET']
+    assert bad['errors'] == 5
+    assert bad['first_errors'] == ['x' * 200, 'b', 'c']
+    with pytest.raises(ParseError) as err:
+        warp.select(warp.parse(_json_altered(upstream_output, errors)), 'get')
+    assert str(err.value) == f"warp GET: 5 requests failed (first: {'x' * 200})"
+
+
+def test_select_names_what_warp_did_and_did_not_report(upstream_output):
+    r = warp.parse(upstream_output('warp-1.0.8-put.out'))
+    with pytest.raises(ParseError) as err:
+        warp.select(r, 'get')
+    assert str(err.value) == 'warp reported no GET operation (it reported: PUT)'
+    with pytest.raises(ParseError) as err:
+        warp.select({'version': 'x', 'reports': {}}, 'get')
+    assert str(err.value) == 'warp reported no GET operation (it reported: nothing)'
+    with pytest.raises(ParseError) as err:
+        warp.select(warp.parse(upstream_output('warp-1.0.8-get.out')), 'put')
+    assert str(err.value) == ('warp PUT: too few samples, warp skipped it (run longer: raise '
+                              'duration, or lower concurrency)')
+    assert warp.select(r, 'put')['version'] == r['version']
+
+
+def test_a_run_that_did_not_finish_says_what_warp_said(upstream_output, fixture_text):
+    '''The real PUT output cut before its report: warp did not finish. warp's own run
+    against a port where nothing listens (captured): the refusal quotes warp's error.'''
+    text = upstream_output('warp-1.0.8-put.out')
+    cut = text[:text.index('Operation: PUT')]
+    with pytest.raises(ParseError) as err:
+        warp.parse(cut)
+    assert str(err.value) == ('no warp 1.0.x report (neither the --json report nor '
+                              '"Operation: OP. Concurrency: N" blocks): warp did not finish')
+    with pytest.raises(ParseError) as err:
+        warp.parse(fixture_text('warp/warp-1.0.0-get-refused.out'))
+    assert str(err.value) == (
+        'no warp 1.0.x report (neither the --json report nor "Operation: OP. Concurrency: '
+        'N" blocks): warp did not finish (it said: warp: <ERROR> Error preparing server. '
+        'Get "http://127.0.0.1:9/warp-benchmark-bucket/?location=": dial tcp 127.0.0.1:9: '
+        'connect: connection refused.)')
