@@ -160,3 +160,17 @@ def test_a_lines_meta_made_once_is_the_documents_meta():
     rec = _records()[0]
     doc = documents.to_document(rec, 'f', 2, meta={'k': 'v'}, meta_json='{"k": "v"}')
     assert doc['meta'] == {'k': 'v'} and doc['meta_json'] == '{"k": "v"}'
+
+
+def test_the_index_template_wins_its_indices_and_keeps_meta_searchable():
+    '''What the template settles besides the fields: it is ours (``_meta``, what an operator
+    sees in ``GET _index_template``), it wins over Elasticsearch's own templates (priority
+    100) where patterns overlap, a month's index is one shard with no replica (one node;
+    issue 59 makes replicas a setting), and a meta value is searchable up to the longest
+    keyword Lucene keeps (32,766 bytes: 8,191 characters of four bytes each).'''
+    body = documents.template_body('pfx')
+    assert body['_meta'] == {'owner': 'mdxbench', 'format': perflog.FORMAT_TAG}
+    assert body['priority'] > 100
+    assert body['template']['settings'] == {'number_of_shards': 1, 'number_of_replicas': 0}
+    meta = body['template']['mappings']['properties']['meta']
+    assert meta == {'type': 'flattened', 'ignore_above': 32766 // 4}

@@ -398,3 +398,13 @@ def test_a_partition_without_references_keeps_none_when_a_condition_is_unmet():
     ref = references.for_check('WarpMultiClient', params)
     assert references.without_condition(ref, 'WarpMultiClient', 'laurel:compute', params,
                                          'distinct_hosts') == (ref, [])
+
+
+def test_entries_given_are_the_ones_used():
+    '''Given entries (a site's other file, a test's) are used, not the site's own.'''
+    params = {'streams': 16, 'placement': 'different-hosts'}
+    assert references.sources_for('Iperf3Throughput', params, 'mdx2:vc16m32g', []) == {}
+    ref = references.for_check('WarpMultiClient', {'target': 's3ds', 'op': 'get', 'clients': 3})
+    assert references.without_condition(ref, 'WarpMultiClient', 'mdx2:vc16m32g',
+                                        {'target': 's3ds', 'op': 'get', 'clients': 3},
+                                        'distinct_hosts', []) == (ref, [])
