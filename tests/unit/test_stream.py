@@ -61,3 +61,46 @@ def test_runs_repeated_give_the_best_of_each_kernel_over_them(upstream_output):
     other = upstream_output('stream-5.10-omp2.out')
     with pytest.raises(ParseError, match='run 2 of 2: array_elements 20000000'):
         stream.parse(text[:second] + other)
+
+
+def _lines_without(text, start):
+    return ''.join(ln for ln in text.splitlines(keepends=True) if not ln.startswith(start))
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda t: '\n', 'STREAM output is empty'),
+    (lambda t: t.replace('STREAM version $Revision: 5.10 $', 'STREAM version 5.10'),
+     'no "STREAM version $Revision: 5.x $" banner: not McCalpin STREAM output'),
+    (lambda t: t.replace('$Revision: 5.10 $', '$Revision: 4.0 $'),
+     'STREAM version 4.0: only 5.x is understood'),
+    (lambda t: _lines_without(t, 'Array size'), 'no "Array size = N (elements)" line'),
+    (lambda t: t[:t.index('Function')],
+     'no "Function  Best Rate MB/s  Avg time  Min time  Max time" table: the run stopped '
+     'before its results'),
+    (lambda t: t[:t.index('Scale:')] + t[t.index('Add:'):],
+     'no complete "Scale:" row in the STREAM table (truncated output?)'),
+    (lambda t: _lines_without(t, 'Solution Validates'),
+     'no "Solution Validates" line: the run stopped before validating its arrays'),
+], ids=['empty', 'banner', 'version', 'array-size', 'table', 'row', 'validates'])
+def test_each_refusal_word_for_word(upstream_output, alter, message):
+    '''The real one-thread output, cut or altered once each.'''
+    with pytest.raises(ParseError) as err:
+        stream.parse(alter(upstream_output('stream-5.10-omp1.out')))
+    assert str(err.value) == message
+
+
+def test_a_serial_build_counts_one_thread(upstream_output):
+    '''STREAM without OpenMP prints no thread lines: one thread.'''
+    r = stream.parse(_lines_without(upstream_output('stream-5.10-omp2.out'), 'Number of Threads'))
+    assert r['threads'] == 1 and r['runs'] == 1
+
+
+def test_runs_of_another_thread_count_are_not_repetitions(upstream_output):
+    one, two = upstream_output('stream-5.10-omp1.out'), upstream_output('stream-5.10-omp2.out')
+    with pytest.raises(ParseError) as err:
+        stream.parse(one + two)
+    assert str(err.value) == ('STREAM run 2 of 2: threads 2, run 1 1: not repetitions of one '
+                              'run')
+    with pytest.raises(ParseError) as err:
+        stream.parse(one + two[:two.index('Function')])
+    assert str(err.value).startswith('STREAM run 2 of 2: no "Function  Best Rate MB/s')
