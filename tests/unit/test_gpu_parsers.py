@@ -408,3 +408,36 @@ def test_nvbandwidth_json_a_case_without_a_name(fixture_text):
     with pytest.raises(ParseError, match=r"^nvbandwidth JSON: a test case without a name: "
                                          r"\{'bandwidth_description'"):
         nvbandwidth.parse(_nvb_json(fixture_text, alter))
+
+
+def test_per_gpu_refusals_word_for_word(tmp_path, fixture_text):
+    '''scripts/per-gpu.sh's real output over three GPUs (the stand-in printing the H200's
+    BabelStream output), cut or altered: each refusal names the GPUs.'''
+    from mdxbench.parsers import pergpu
+
+    text = fixture_text(GPU + 'babelstream-5.0-cuda-h200.out')
+    whole = _per_gpu(tmp_path, 3, [text] * 3).stdout
+
+    def refused(out):
+        with pytest.raises(ParseError) as err:
+            pergpu.parse(out, babelstream.parse)
+        return str(err.value)
+
+    assert refused(' \n') == 'per-GPU output is empty'
+    assert refused(text) == ('no "== mdxbench: GPU i ==" ... "exit RC ==" part: not the output '
+                             'of scripts/per-gpu.sh, or it stopped in its first run')
+    # GPUs 1 and 2 both cut: named together
+    two_cut = whole.replace('== mdxbench: GPU 1 exit 0 ==\n', '').replace(
+        '== mdxbench: GPU 2 exit 0 ==\n', '')
+    assert refused(two_cut) == ('GPU 1, 2: its run started and never ended (the job killed, '
+                                'or its output cut)')
+    # GPU 1's part missing whole
+    a, b = whole.index('== mdxbench: GPU 1 =='), whole.index('== mdxbench: GPU 2 ==')
+    assert refused(whole[:a] + whole[b:]) == ('GPUs [0, 2] reported: a run is missing or '
+                                              'unterminated (expected 0 .. 1)')
+    # a run that printed its figures and then failed
+    last = _per_gpu(tmp_path, 3, [text] * 3, rc=4).stdout
+    assert refused(last) == 'GPU 2: the run exited 4 after printing its figures'
+    # a run refused by its parser, with exit 0: the GPU alone is named
+    ok_cut = whole.replace(text, text[:text.index('Triad')], 1)
+    assert refused(ok_cut).startswith('GPU 0: no complete Triad row')
