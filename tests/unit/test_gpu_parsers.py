@@ -441,3 +441,26 @@ def test_per_gpu_refusals_word_for_word(tmp_path, fixture_text):
     # a run refused by its parser, with exit 0: the GPU alone is named
     ok_cut = whole.replace(text, text[:text.index('Triad')], 1)
     assert refused(ok_cut).startswith('GPU 0: no complete Triad row')
+
+
+def test_p2p_summary_names_each_worst_pair_and_every_pair():
+    '''summary() on the parsed form of 3 GPUs (a data structure, as above): the lowest
+    bandwidth is GPU 1 to GPU 0 (19.0), the highest 275.0; the worst latency GPU 1 to 0
+    (12.5); every pair kept under its "i-j", none of the diagonal.'''
+    n = 3
+    bw = [[900.0, 20.1, 19.8], [19.0, 901.0, 275.0], [19.9, 274.0, 899.0]]
+    lat = [[1.6, 12.0, 11.0], [12.5, 1.6, 2.0], [11.2, 2.1, 1.6]]
+    r = {'devices': [{'index': i} for i in range(n)],
+         'connectivity': [[1, 0, 0], [0, 1, 1], [0, 1, 1]],
+         **{name: bw for name in p2p.BANDWIDTH},
+         **{name: {'gpu': lat, 'cpu': [[4.5] * n] * n} for name in p2p.LATENCY}}
+    s = p2p.summary(r)
+    pairs = {'0-1', '0-2', '1-0', '1-2', '2-0', '2-1'}
+    for name in p2p.BANDWIDTH:
+        assert s[f'{name}_worst_gbs'] == 19.0 and s[f'{name}_best_gbs'] == 275.0
+        assert s['worst_pair'][f'{name}_worst_gbs'] == '1-0'
+        assert s['pairs_of'][name] == {'0-1': 20.1, '0-2': 19.8, '1-0': 19.0, '1-2': 275.0,
+                                       '2-0': 19.9, '2-1': 274.0}
+    for name in p2p.LATENCY:
+        assert s[f'{name}_worst_us'] == 12.5 and s['worst_pair'][f'{name}_worst_us'] == '1-0'
+        assert set(s['pairs_of'][name]) == pairs and s['pairs_of'][name]['2-1'] == 2.1
