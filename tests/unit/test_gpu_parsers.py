@@ -464,3 +464,32 @@ def test_p2p_summary_names_each_worst_pair_and_every_pair():
     for name in p2p.LATENCY:
         assert s[f'{name}_worst_us'] == 12.5 and s['worst_pair'][f'{name}_worst_us'] == '1-0'
         assert set(s['pairs_of'][name]) == pairs and s['pairs_of'][name]['2-1'] == 2.1
+
+
+_UNI = 'Unidirectional P2P=Disabled Bandwidth Matrix (GB/s): '
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda t: ' ', 'p2pBandwidthLatencyTest output is empty'),
+    (lambda t: t.replace('[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n', ''),
+     'no "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]" banner: not the output of CUDA '
+     "samples' p2pBandwidthLatencyTest"),
+    (lambda t: t.replace('Device: 0, NVIDIA H200, pciBusID: 0, pciDeviceID: 6, '
+                         'pciDomainID:0\n', ''),
+     'no "Device: N, NAME, pciBusID: ..." line: no GPU listed'),
+    (lambda t: t.replace('Device: 0,', 'Device: 1,'), 'devices listed as [1], expected 0 .. 0'),
+    (lambda t: t.replace('   D\\D     0 \n     0 3966.68', '   D\\D     1 \n     0 3966.68', 1),
+     _UNI + 'expected a header "D\\D 0 .. 0" for 1 GPU(s), got \'D\\\\D     1\''),
+    (lambda t: t.replace('     0 3966.68', '     1 3966.68', 1),
+     _UNI + "row 0: expected \"0\" and 1 values, got '1 3966.68'"),
+    (lambda t: t.replace('3966.68', '39x6.68', 1),
+     _UNI + "row 0: a value is not a number: '0 39x6.68'"),
+    (lambda t: t[:t.index('     0 3966.68')],
+     _UNI + '0 of 1 rows, then the output ends (truncated?)'),
+], ids=['empty', 'banner', 'no-gpu', 'gpu-index', 'header', 'row-label', 'not-a-number',
+        'no-rows'])
+def test_p2p_refusals_word_for_word(fixture_text, alter, message):
+    '''The real one-H200 output, cut or altered once each.'''
+    with pytest.raises(ParseError) as err:
+        p2p.parse(alter(fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out')))
+    assert str(err.value) == message
