@@ -21,6 +21,7 @@ Writes .mdxbench/mutation/report-GROUP.md: per module, mutants killed, survived,
 each survivor's name and diff, for docs/testing.md (where each survivor left is argued
 equivalent, or a test added that kills it).'''
 import argparse
+import fnmatch
 import os
 import pathlib
 import re
@@ -151,6 +152,9 @@ def main(argv=None):
                    help=f'groups of tests/mutation/modules.yaml: {", ".join(groups)} (default: all)')
     p.add_argument('--jobs', type=int, default=os.cpu_count(),
                    help='mutants tested at once (default: %(default)s, the CPUs)')
+    p.add_argument('--only', action='append', default=[], metavar='PATTERN',
+                   help="only the mutants whose name matches (fnmatch, mutmut's names: "
+                        "'mdxbench.post.fleet.suspects.x_update*'); the report is of those")
     args = p.parse_args(argv)
     unknown = [g for g in args.group if g not in groups]
     if unknown:
@@ -160,8 +164,11 @@ def main(argv=None):
         out = [f'# Mutation run (tests/mutation/run.py {name})\n']
         where = stage(name, groups[name])
         print(f'[mutation] {name}: mutmut in {where}', flush=True)
-        res = mutmut(where, 'run', '--max-children', str(args.jobs), check=False)
+        res = mutmut(where, 'run', '--max-children', str(args.jobs), *args.only, check=False)
         found = results(where)
+        if args.only:
+            found = {k: v for k, v in found.items()
+                     if any(fnmatch.fnmatch(k, pat) for pat in args.only)}
         if not found or 'not checked' in found.values():
             # mutmut tests nothing when a test fails unmutated (its first, timing run)
             raise SystemExit(f'mutmut run in {where} left mutants unchecked (exit '
