@@ -493,3 +493,43 @@ def test_p2p_refusals_word_for_word(fixture_text, alter, message):
     with pytest.raises(ParseError) as err:
         p2p.parse(alter(fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out')))
     assert str(err.value) == message
+
+
+_QUERY = 'nvidia-smi-query-h200.csv'
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda q: ' ', 'nvidia-smi output is empty'),
+    (lambda q: q.splitlines()[0] + '\n', 'nvidia-smi: a header and no GPU line'),
+    (lambda q: q.split('\n', 1)[1],
+     "nvidia-smi: the first line 'NVIDIA H200, GPU-f09a071b-ce1c-1c7c-7a2a-e8a87d591650, "
+     "143771 MiB, 580.159.04, 96.00.A5.00.1A, 00000000:00:06.0, 5, 16, 5, 16, Enabled, 1980 "
+     "MHz, 3201 MHz, 700.00 W, Disabled, Enabled, Default' is not a --format=csv header "
+     "naming name and pci.bus_id"),
+    (lambda q: q.replace(', Default', '', 1),
+     "nvidia-smi line 2: 16 fields, the header has 17: 'NVIDIA H200, "
+     "GPU-f09a071b-ce1c-1c7c-7a2a-e8a87d591650, 143771 MiB, 580.159.04, 96.00.A5.00.1A, "
+     "00000000:00:06.0, 5, 16, 5, 16, Enabled, 1980 MHz, 3201 MHz, 700.00 W, Disabled, "
+     "Enabled'"),
+], ids=['empty', 'header-only', 'no-header', 'short-line'])
+def test_query_refusals_word_for_word(fixture_text, alter, message):
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_query(alter(fixture_text(GPU + _QUERY)))
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda t: '\n', 'nvidia-smi topo -m output is empty'),
+    (lambda t: t.replace('\t X \t', '\t Y \t', 1),
+     "nvidia-smi topo -m: GPU0 to GPU0: link 'Y' not understood"),
+], ids=['empty', 'link'])
+def test_topology_refusals_word_for_word(fixture_text, alter, message):
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_topo(alter(fixture_text(GPU + 'nvidia-smi-topo-h200.out')))
+    assert str(err.value) == message
+
+
+def test_topology_of_one_gpu_read_whole(fixture_text):
+    r = nvsmi.parse_topo(fixture_text(GPU + 'nvidia-smi-topo-h200.out'))
+    assert r == {'gpus': ['GPU0'], 'links': {(0, 0): 'X'}, 'cpu_affinity': {0: '0-15'},
+                 'numa_affinity': {0: '0'}}
