@@ -533,3 +533,30 @@ def test_topology_of_one_gpu_read_whole(fixture_text):
     r = nvsmi.parse_topo(fixture_text(GPU + 'nvidia-smi-topo-h200.out'))
     assert r == {'gpus': ['GPU0'], 'links': {(0, 0): 'X'}, 'cpu_affinity': {0: '0-15'},
                  'numa_affinity': {0: '0'}}
+
+
+def test_conformance_of_eight_gpus_word_for_word(fixture_text):
+    '''The 8-GPU listing (derived, tests/fixtures/README.md): a count that differs names
+    every GPU seen; a fact the listing does not report (memory, the link, MIG) fails a
+    declaration that needs it, except MIG off -- a GPU without MIG has MIG off.'''
+    gpus = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-list-8gpu.csv'))
+    seen = ', '.join(f'{i} (00000000:00:{6 + i:02X}.0)' for i in range(8))
+    assert nvsmi.conformance(gpus, {'count': 7}) == [f'8 GPU(s) visible, 7 declared: {seen}']
+    assert nvsmi.conformance(gpus, {'count': 8, 'mig': False}) == []
+    mig = nvsmi.conformance(gpus, {'mig': True})
+    assert mig[0] == 'GPU 0 (00000000:00:06.0): MIG mode not reported, Enabled declared'
+    assert len(mig) == 8
+    memory = nvsmi.conformance(gpus, {'memory_mib': 1})
+    assert memory[7] == 'GPU 7 (00000000:00:0D.0): memory None MiB, at least 1 MiB declared'
+    link = nvsmi.conformance(gpus, {'pcie_width': 1})
+    assert link[0] == 'GPU 0 (00000000:00:06.0): PCIe link width at most None, 1 declared'
+
+
+def test_conformance_at_the_declared_memory_and_with_one_fact_declared(fixture_text):
+    gpus = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    assert nvsmi.conformance(gpus, {'memory_mib': 143771}) == []
+    assert nvsmi.conformance(gpus, {'memory_mib': 143772}) == [
+        'GPU 0 (00000000:00:06.0): memory 143771 MiB, at least 143772 MiB declared']
+    # MIG alone declared (nothing before it in the list of modes): still judged
+    assert nvsmi.conformance(gpus, {'mig': True}) == [
+        'GPU 0 (00000000:00:06.0): MIG mode Disabled, Enabled declared']
