@@ -72,7 +72,11 @@ def stage(name, group):
             'also_copy': DATA,
             'pytest_add_cli_args_test_selection': group['tests'],
             'pytest_add_cli_args': ['-p', 'no:cacheprovider', '-q'],
-            'use_git_change_detection': False}
+            'use_git_change_detection': False,
+            # a mutant that makes a test run 4x as long is taken as caught (mutmut's
+            # default, 15x, makes each mutant that loops the rounds of an acceptance
+            # cost minutes)
+            'timeout_multiplier': 4.0}
     lines = ['[tool.pytest.ini_options]', 'testpaths = ["tests"]', '', '[tool.mutmut]']
     lines += [f'{k} = {toml_value(v)}' for k, v in conf.items()]
     (where / 'pyproject.toml').write_text('\n'.join(lines) + '\n')
@@ -82,6 +86,8 @@ def stage(name, group):
 def toml_value(v):
     if isinstance(v, bool):
         return 'true' if v else 'false'
+    if isinstance(v, (int, float)):
+        return repr(v)
     if isinstance(v, list):
         return '[' + ', '.join(toml_value(x) for x in v) + ']'
     return '"' + str(v).replace('\\', '\\\\').replace('"', '\\"') + '"'
