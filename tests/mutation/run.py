@@ -73,10 +73,11 @@ def stage(name, group):
             'pytest_add_cli_args_test_selection': group['tests'],
             'pytest_add_cli_args': ['-p', 'no:cacheprovider', '-q'],
             'use_git_change_detection': False,
-            # a mutant that makes a test run 4x as long is taken as caught (mutmut's
-            # default, 15x, makes each mutant that loops the rounds of an acceptance
-            # cost minutes)
-            'timeout_multiplier': 4.0}
+            # a mutant that makes its tests run 4x as long (CPU time, all threads), and
+            # 30 s more, is taken as caught: mutmut's 1 s more is less than pytest's
+            # collection of a test module that imports Polars and SciPy in the forked
+            # child, and flagged every mutant of a fast function as a timeout
+            'timeout_multiplier': 4.0, 'timeout_constant': 30.0}
     lines = ['[tool.pytest.ini_options]', 'testpaths = ["tests"]', '', '[tool.mutmut]']
     lines += [f'{k} = {toml_value(v)}' for k, v in conf.items()]
     (where / 'pyproject.toml').write_text('\n'.join(lines) + '\n')
