@@ -134,14 +134,15 @@ def report(name, where, found, out):
     for mutant, status in found.items():
         by_module.setdefault(module_of(mutant), {}).setdefault(status, []).append(mutant)
     out.append(f'## {name}\n')
-    out.append('| module | mutants | killed | survived | no tests | timeout | score |')
-    out.append('|---|---|---|---|---|---|---|')
+    out.append('| module | mutants | killed | survived | no tests | timeout | not checked | score |')
+    out.append('|---|---|---|---|---|---|---|---|')
     for module, st in sorted(by_module.items()):
-        total = sum(len(v) for v in st.values())
+        total = sum(len(v) for k, v in st.items() if k != 'not checked')
         killed = len(st.get('killed', [])) + len(st.get('timeout', []))
         out.append(f"| `{module}` | {total} | {len(st.get('killed', []))} | "
                    f"{len(st.get('survived', []))} | {len(st.get('no tests', []))} | "
-                   f"{len(st.get('timeout', []))} | {killed / total:.1%} |")
+                   f"{len(st.get('timeout', []))} | {len(st.get('not checked', []))} | "
+                   f"{killed / total if total else 0:.1%} |")
     out.append('')
     for module, st in sorted(by_module.items()):
         for mutant in sorted(st.get('survived', []) + st.get('no tests', [])):
@@ -162,6 +163,9 @@ def main(argv=None):
     p.add_argument('--only', action='append', default=[], metavar='PATTERN',
                    help="only the mutants whose name matches (fnmatch, mutmut's names: "
                         "'mdxbench.post.fleet.suspects.x_update*'); the report is of those")
+    p.add_argument('--report-only', action='store_true',
+                   help='no run: the report of the run already in .mdxbench/mutation/GROUP '
+                        '(one stopped before its end: its mutants not checked are counted)')
     args = p.parse_args(argv)
     unknown = [g for g in args.group if g not in groups]
     if unknown:
@@ -169,22 +173,28 @@ def main(argv=None):
     scores = {}
     for name in args.group or groups:
         out = [f'# Mutation run (tests/mutation/run.py {name})\n']
-        where = stage(name, groups[name])
-        print(f'[mutation] {name}: mutmut in {where}', flush=True)
-        res = mutmut(where, 'run', '--max-children', str(args.jobs), *args.only, check=False)
+        if args.report_only:
+            where = WORK / name
+            res = None
+        else:
+            where = stage(name, groups[name])
+            print(f'[mutation] {name}: mutmut in {where}', flush=True)
+            res = mutmut(where, 'run', '--max-children', str(args.jobs), *args.only,
+                         check=False)
         found = results(where)
         if args.only:
             found = {k: v for k, v in found.items()
                      if any(fnmatch.fnmatch(k, pat) for pat in args.only)}
-        if not found or 'not checked' in found.values():
+        if not found or ('not checked' in found.values() and not args.report_only):
             # mutmut tests nothing when a test fails unmutated (its first, timing run)
             raise SystemExit(f'mutmut run in {where} left mutants unchecked (exit '
                              f'{res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}')
         for module, st in report(name, where, found, out).items():
-            total = sum(len(v) for v in st.values())
+            total = sum(len(v) for k, v in st.items() if k != 'not checked')
             scores[module] = (len(st.get('killed', [])) + len(st.get('timeout', [])), total)
             print(f'[mutation]   {module}: {scores[module][0]}/{total} killed '
-                  f'({scores[module][0] / total:.1%})', flush=True)
+                  f'({scores[module][0] / max(total, 1):.1%}; '
+                  f'{len(st.get("not checked", []))} not checked)', flush=True)
         (WORK / f'report-{name}.md').write_text('\n'.join(out) + '\n')
         print(f'[mutation] report: {WORK / f"report-{name}.md"}', flush=True)
 
