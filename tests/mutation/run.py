@@ -77,7 +77,11 @@ def stage(name, group):
             # 30 s more, is taken as caught: mutmut's 1 s more is less than pytest's
             # collection of a test module that imports Polars and SciPy in the forked
             # child, and flagged every mutant of a fast function as a timeout
-            'timeout_multiplier': 4.0, 'timeout_constant': 30.0}
+            'timeout_multiplier': 4.0, 'timeout_constant': 30.0,
+            # each mutant's process forked from a server that imported the tests, not from
+            # mutmut's own, whose Polars thread pool (its stats run used it) leaves a forked
+            # child waiting on a lock forever: every such mutant a false "timeout"
+            'process_isolation': 'forkserver'}
     lines = ['[tool.pytest.ini_options]', 'testpaths = ["tests"]', '', '[tool.mutmut]']
     lines += [f'{k} = {toml_value(v)}' for k, v in conf.items()]
     (where / 'pyproject.toml').write_text('\n'.join(lines) + '\n')
