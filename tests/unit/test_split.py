@@ -410,9 +410,9 @@ def test_every_record_of_a_round_counts_whatever_came_before_it():
     c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
                   'b' * 32, rounds=3)
     wrong = rec('old', 2, 3.0, h='c' * 32)
-    recs = [rec('old', 1, 10), wrong, rec('new', 1, 7), rec('old', 3, 9.9), rec('new', 3, 6.9)]
-    recs[0]['display_name'] += ' %.repeat_no=0'
-    recs[2]['display_name'] += ' %.repeat_no=1'
+    recs = [rec('old', 1, 99, perf_var='add'), rec('old', 1, 10), wrong, rec('new', 1, 7), rec('old', 3, 9.9), rec('new', 3, 6.9)]
+    recs[1]['display_name'] += ' %.repeat_no=0'
+    recs[3]['display_name'] += ' %.repeat_no=1'
     old, new, problems = jobs.values(recs, c, 'copy')
     assert (old, new) == ([10, 9.9], [7, 6.9])
     assert problems == [f"round 2: the old build's run used /{'c' * 32}, not /{'a' * 32}: "
@@ -446,6 +446,7 @@ def test_a_runs_mark_is_the_same_text_for_the_same_run():
     (0.03, 6),      # n = 5: 2.776 x 4.24% / 2.24 = 5.3%; n = 6: 2.571 x 4.24% / 2.45 = 4.45%
     (0.04, 9),      # n = 8: 2.365 x 5.66% / 2.83 = 4.73%; n = 9: 2.306 x 5.66% / 3 = 4.35%
     (0.05, 10),     # n = 10: 2.262 x 7.07% / 3.16 = 5.1%: none is enough, at most 10
+    (0.048, 10),    # n = 10: 5.0%; n = 11 would do (2.228 x 6.79% / 3.32 = 4.56%): at most 10
 ])
 def test_the_rounds_are_the_fewest_whose_interval_tells_present_from_absent(noise, n):
     assert verdict.rounds_for(noise, -0.3, 0.03) == n
@@ -497,3 +498,34 @@ def test_series_that_cannot_be_split_are_each_said_and_the_rest_kept():
                        'to split (a system change alone)',
                        f'{name} scale: 2 binaries before and 1 after the change point: no '
                        'single previous build to rebuild']
+
+
+@pytest.mark.parametrize('better, old, new, after', [
+    ('higher', [10.0, 10.0, 10.05], [9.4, 9.42, 9.38], 7.0),
+    ('lower', [10.0, 10.0, 10.05], [10.6, 10.62, 10.58], 14.0),
+])
+def test_an_effect_within_the_tolerance_is_absent_on_either_side(better, old, new, after):
+    """The new build 6% worse than the old one today, against a tolerance of 9.3% (a
+    quarter of a 30% regression on the log scale; 8.7% for the latency's 40% rise): the
+    software effect is absent -- its whole interval inside the tolerance, taken at its
+    size, on the series' worse side."""
+    r = verdict.decide(old, new, 10.0, after, better, 0.03)
+    assert r['software']['reading'] == 'absent', r['software']
+    assert r['system']['reading'] == 'absent', r['system']
+
+
+def test_an_effect_whose_interval_straddles_none_and_the_tolerance_is_unclear():
+    '''From 15% worse to 2% better: neither present (not all of it worse) nor absent (not
+    all of it within the tolerance); and one round, no interval.'''
+    e = {'estimate': -0.09, 'low': -0.15, 'high': 0.02}
+    assert verdict.judge(e, -1, 0.093, 0.03) == 'unclear'
+    assert verdict.judge(dict(e, low=None, high=None), -1, 0.093, 0.03) == 'unclear'
+
+
+@pytest.mark.parametrize('old, new, head', [
+    ([7.0, 7.05, 6.98], [7.0, 6.97, 7.02], 'both builds are at the new level: '),
+    ([8.4, 8.45, 8.38], [5.9, 5.85, 5.95], 'the build and the system each cost part of it: '),
+])
+def test_the_reason_names_the_verdict_first(old, new, head):
+    r = verdict.decide(old, new, 10.0, 7.0, 'higher', 0.03)
+    assert r['reason'].startswith(head), r['reason']
