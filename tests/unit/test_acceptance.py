@@ -274,3 +274,31 @@ def test_a_node_is_judged_by_its_latest_run():
         v = {x['node']: x for x in verdicts.judge(records.frame(early + late))}
         assert v['n3']['verdict'] == verdict, (first, later, v['n3'])
         assert [m['value'] for m in v['n3']['measurements']] == [later]
+
+
+def test_three_nodes_are_enough_to_judge_an_outlier_and_two_are_not():
+    '''The least a fleet judges by (``min_nodes``, 3): three nodes with one at half the
+    others' rate fail it; of two, neither is told from the other.'''
+    three = {x['node']: x['verdict'] for x in verdicts.judge(_triad(
+        {'n0': 160.0, 'n1': 161.0, 'n2': 60.0}))}
+    assert three == {'n0': 'pass', 'n1': 'pass', 'n2': 'fail'}
+    two = {x['node']: x['verdict'] for x in verdicts.judge(_triad({'n0': 160.0, 'n1': 60.0}))}
+    assert two == {'n0': 'pass', 'n1': 'pass'}
+
+
+def test_what_a_failed_node_is_failed_on_and_what_passes():
+    '''A run ReFrame marks xfail (an expected failure, its reference says so) passes its
+    node; each failure keeps its key (check and perf var: what a second round compares);
+    reasons of the same severity in the order of their checks' names; a run that failed
+    before measuring and recorded no reason says so.'''
+    base = {f'n{i}': 160.0 + i * 0.2 for i in range(6)}
+    a = rows(base | {'n3': 100.0}, check='BabelStreamOmp')
+    b = rows(base | {'n3': 100.0}, check='AStream')
+    x = rows(base | {'n4': 160.5}, results={'n4': 'xfail'}, check='HpccStream')
+    died = rows({'n5': None}, check='NodeConformance', meta=None)
+    died[0]['result'] = None
+    v = {r['node']: r for r in verdicts.judge(records.frame(a + b + x + died))}
+    assert v['n4']['verdict'] == 'pass'
+    assert v['n3']['keys'] == ['AStream triad', 'BabelStreamOmp triad']
+    assert [r.split(' ')[0] for r in v['n3']['reasons']] == ['AStream', 'BabelStreamOmp']
+    assert v['n5']['reasons'][-1] == 'NodeConformance: failed: no reason recorded'
