@@ -184,3 +184,62 @@ def test_back_means_within_three_percent_of_the_old_level(better, level, gone):
     before the regression, on the worse side; better is back too.'''
     cp = {'before': 100.0, 'better': better}
     assert incidents.went_away(cp, level) is gone
+
+
+def _cp(**kw):
+    cp = {'events': [], 'changed': {}, 'partition': 'vc16m32g', 'check': 'HpccHpl',
+          'environ': 'spack', 'jobid': '131'}
+    cp.update(kw)
+    return cp
+
+
+def test_the_cause_in_words_an_operator_reads():
+    '''Of two events, the earliest names the incident; provenance changes in their order,
+    an empty side as "?"; new nodes with the partition; else nothing recorded.'''
+    ev = [{'time': '2026-11-02T00:00:00+00:00', 'name': 'b', 'partition': 'p2'},
+          {'time': '2026-11-01T00:00:00+00:00', 'name': 'z', 'partition': 'p1'}]
+    assert incidents.cause(_cp(events=ev)) == (
+        'p1', 'event', 'event "z" at 2026-11-01T00:00:00+00:00')
+    changed = {'node_kernel': [['6.1.0-25'], ['6.1.0-26', '6.1.0-27']], 'binary': [[], ['x']],
+               'new nodes': [['n1'], ['n1', 'n9']]}
+    assert incidents.cause(_cp(changed=changed)) == (
+        None, 'provenance', 'binary ? \u2192 x; node_kernel 6.1.0-25 \u2192 6.1.0-26, 6.1.0-27')
+    assert incidents.cause(_cp(changed={'new nodes': [['n1'], ['n1', 'n9']]})) == (
+        'vc16m32g', 'nodes', 'new nodes n1, n9')
+    assert incidents.cause(_cp()) == (
+        'vc16m32g', 'unexplained', 'nothing recorded: HpccHpl in spack from job 131 on')
+
+
+def test_an_incident_id_is_the_same_in_every_version():
+    '''The recipe, computed here by itself (the first 10 hex digits of SHA-1 of system,
+    scope, cause and the day joined by "|"): an id that changed between versions would open
+    every incident again as new.'''
+    import hashlib
+
+    raw = 'mdx2||kernel a \u2192 b|2026-11-01'
+    assert incidents.incident_id('mdx2', None, 'kernel a \u2192 b', '2026-11-01T05:00:00+00:00') \
+        == hashlib.sha1(raw.encode()).hexdigest()[:10]
+    raw = 'mdx2|vc16m32g|x|2026-11-01'
+    assert incidents.incident_id('mdx2', 'vc16m32g', 'x', '2026-11-01T23:59:59+00:00') \
+        == hashlib.sha1(raw.encode()).hexdigest()[:10]
+
+
+def test_states_an_operator_acts_on_word_for_word():
+    inc = {'abc123': {'state': 'new', 'history': []}, 'abd456': {'state': 'open', 'history': []},
+           'b00001': {'state': 'reopened', 'history': []},
+           'c00001': {'state': 'resolved', 'history': []}}
+    assert [i['state'] for i in incidents.open_regressions(inc)] == ['new', 'open', 'reopened']
+    with pytest.raises(ValueError) as err:
+        incidents.find(inc, 'ab')
+    assert str(err.value) == "incident 'ab': ambiguous (abc123, abd456)"
+    with pytest.raises(ValueError) as err:
+        incidents.find(inc, 'zz')
+    assert str(err.value) == "incident 'zz': no such incident"
+    acked = incidents.acknowledge(inc, 'abc', 'kernel rollback planned', 'T1', who='ops')
+    assert acked['ack'] == {'time': 'T1', 'note': 'kernel rollback planned', 'by': 'ops'}
+    assert acked['history'] == [{'time': 'T1', 'state': 'acknowledged'}]
+    told = incidents.notified(inc['b00001'], 'T2')
+    assert told['state'] == 'open' and told['history'] == [{'time': 'T2', 'state': 'open'}]
+    # acknowledged stays so whatever the series do
+    assert incidents.next_state('acknowledged', True) == 'acknowledged'
+    assert incidents.next_state('acknowledged', False) == 'acknowledged'
