@@ -243,3 +243,14 @@ def test_states_an_operator_acts_on_word_for_word():
     # acknowledged stays so whatever the series do
     assert incidents.next_state('acknowledged', True) == 'acknowledged'
     assert incidents.next_state('acknowledged', False) == 'acknowledged'
+
+
+def test_an_incident_found_again_carries_its_latest_series_and_cause():
+    found = {'id': 'i1', 'went_away': False, 'series': [{'effect': -0.2}], 'cause': 'a'}
+    state = incidents.update({}, [found], 'T1')
+    assert state['i1']['ack'] is None and state['i1']['first_seen'] == 'T1'
+    assert state['i1']['history'] == [{'time': 'T1', 'state': 'new'}]
+    again = dict(found, series=[{'effect': -0.3}], cause='b', went_away=True)
+    state = incidents.update(state, [again], 'T2')
+    assert state['i1']['series'] == [{'effect': -0.3}] and state['i1']['cause'] == 'b'
+    assert state['i1']['state'] == 'resolved' and state['i1']['first_seen'] == 'T1'
