@@ -133,6 +133,12 @@ def module_of(mutant):
     return '.'.join(parts[:-1]) if parts else head
 
 
+def counts(st):
+    '''(caught -- killed or timed out --, mutants checked) of one module's {status: names}.'''
+    total = sum(len(v) for k, v in st.items() if k != 'not checked')
+    return len(st.get('killed', [])) + len(st.get('timeout', [])), total
+
+
 def report(name, where, found, out):
     by_module = {}
     for mutant, status in found.items():
@@ -141,8 +147,7 @@ def report(name, where, found, out):
     out.append('| module | mutants | killed | survived | no tests | timeout | not checked | score |')
     out.append('|---|---|---|---|---|---|---|---|')
     for module, st in sorted(by_module.items()):
-        total = sum(len(v) for k, v in st.items() if k != 'not checked')
-        killed = len(st.get('killed', [])) + len(st.get('timeout', []))
+        killed, total = counts(st)
         out.append(f"| `{module}` | {total} | {len(st.get('killed', []))} | "
                    f"{len(st.get('survived', []))} | {len(st.get('no tests', []))} | "
                    f"{len(st.get('timeout', []))} | {len(st.get('not checked', []))} | "
@@ -191,11 +196,12 @@ def main(argv=None):
                      if any(fnmatch.fnmatch(k, pat) for pat in args.only)}
         if not found or ('not checked' in found.values() and not args.report_only):
             # mutmut tests nothing when a test fails unmutated (its first, timing run)
-            raise SystemExit(f'mutmut run in {where} left mutants unchecked (exit '
-                             f'{res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}')
+            said = (f' (exit {res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}'
+                    if res else ': no run there')
+            raise SystemExit(f'mutmut in {where} left mutants unchecked{said}')
         for module, st in report(name, where, found, out).items():
-            total = sum(len(v) for k, v in st.items() if k != 'not checked')
-            scores[module] = (len(st.get('killed', [])) + len(st.get('timeout', [])), total)
+            scores[module] = counts(st)
+            total = scores[module][1]
             print(f'[mutation]   {module}: {scores[module][0]}/{total} killed '
                   f'({scores[module][0] / max(total, 1):.1%}; '
                   f'{len(st.get("not checked", []))} not checked)', flush=True)
