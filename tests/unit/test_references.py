@@ -380,7 +380,9 @@ def test_the_site_references_are_checked_when_none_are_given(tmp_path, monkeypat
 def test_the_reference_directory_from_an_environment_given_or_the_repository(tmp_path,
                                                                             monkeypatch):
     monkeypatch.delenv('MDXBENCH_REFERENCE_DIR', raising=False)
-    assert references.reference_dir() == ROOT / 'site-configs' / 'references'
+    from mdxbench import REPO_ROOT          # the installed package's repository
+
+    assert references.reference_dir() == REPO_ROOT / 'site-configs' / 'references'
     assert references.reference_dir({'MDXBENCH_REFERENCE_DIR': str(tmp_path)}) == tmp_path
 
 
