@@ -91,8 +91,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
     # (no value: sanity, e.g. a conformance mismatch, or the job) fails the node with the
     # reason the check gave (meta.failure)
     acc = acc.sort('time').group_by(LATEST).agg(
-        pl.col('value').last(), pl.col('result').last(), pl.col('time').last(),
-        pl.col('meta').last())
+        pl.col('value').last(), pl.col('result').last(), pl.col('meta').last())
     # (a record without a value is a run that failed before its performance was judged)
     failed = acc.filter(pl.col('value').is_null()) \
         .unique(['nodes', 'check']).sort(['nodes', 'check'])
@@ -165,10 +164,9 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
     if same_checks:
         recorded = acc.select('nodes', 'check').vstack(failed.select('nodes', 'check'))
         all_checks = set(recorded['check'])
-        for node, v in verdicts.items():
-            have = set(recorded.filter(pl.col('nodes') == node)['check'])
-            if not have:
-                continue        # nothing at all: its job's failure (or untested) says why
+        # (a node with no record at all is not here: its job's failure, or untested, says why)
+        for node in sorted(set(recorded['nodes'])):
+            v, have = verdicts[node], set(recorded.filter(pl.col('nodes') == node)['check'])
             for check in sorted(all_checks - have):
                 if check not in v['keys']:         # its failure already says why
                     n = recorded.filter(pl.col('check') == check)['nodes'].n_unique()
@@ -180,7 +178,8 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
             v['verdict'] = 'fail'
 
     for node, state in node_states.items():
-        st = state.lower().rstrip('*~#!%$@^-')
+        # (sinfo's flags -- '*' not responding, '~' powered off, ... -- follow the state)
+        st = state.lower()
         if node not in verdicts or st.startswith(BAD_STATES):
             verdicts[node] = {'node': node, 'verdict': 'not tested', 'measurements': [],
                               'reasons': [f'Slurm state {state}' if st.startswith(BAD_STATES)
@@ -193,10 +192,12 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
 def worst_pair(meta, perf_var):
     '''`` (GPUs i-j)`` where the record says which pair of GPUs a pair figure is the worst
     of (``meta.worst_pair``, the GPU checks), else empty.'''
+    if not meta:
+        return ''
     try:
-        pair = (json.loads(meta or '{}').get('worst_pair') or {}).get(perf_var)
+        pair = (json.loads(meta).get('worst_pair') or {}).get(perf_var)
     except (ValueError, AttributeError):
-        pair = None
+        return ''
     return f' (GPUs {pair})' if pair else ''
 
 
@@ -208,7 +209,7 @@ def peer_gpu_outliers(acc, effect=None, min_gpus=None):
     ``peer_deficit`` added. Needs no other node.'''
     effect = PEER_GPU_EFFECT if effect is None else effect
     min_gpus = PEER_GPU_MIN if min_gpus is None else min_gpus
-    g = acc.with_columns(pl.col('perf_var').str.extract(_PER_GPU, 1).alias('gpu'),
+    g = acc.with_columns(pl.col('perf_var').str.extract(_PER_GPU).alias('gpu'),
                          pl.col('perf_var').str.extract(_PER_GPU, 2).alias('figure')) \
         .filter(pl.col('gpu').is_not_null())
     if g.is_empty():

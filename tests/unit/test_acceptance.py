@@ -302,3 +302,201 @@ def test_what_a_failed_node_is_failed_on_and_what_passes():
     assert v['n3']['keys'] == ['AStream triad', 'BabelStreamOmp triad']
     assert [r.split(' ')[0] for r in v['n3']['reasons']] == ['AStream', 'BabelStreamOmp']
     assert v['n5']['reasons'][-1] == 'NodeConformance: failed: no reason recorded'
+
+
+def test_only_records_of_one_named_node_are_judged():
+    '''A record with no node, an empty node list, or several nodes (a two-node netperf
+    run) is no node's acceptance measurement: the far-off values they carry fail nobody,
+    and no verdict is made up for them.'''
+    bw = {'n0': 160.0, 'n1': 161.0, 'n2': 159.5, 'n3': 160.5}
+    others = rows({'x': 20.0, 'y': 21.0, 'z': 22.0})
+    others[0]['nodes'], others[1]['nodes'], others[2]['nodes'] = None, '', 'n0,n1'
+    v = {x['node']: x['verdict'] for x in verdicts.judge(records.frame(rows(bw) + others))}
+    assert v == {'n0': 'pass', 'n1': 'pass', 'n2': 'pass', 'n3': 'pass'}
+
+
+def _fleet89():
+    '''Seven nodes: 96, 98, 100, 100, 102, 104 and n6 at 89. Median 100; distances 11,
+    4, 2, 0, 0, 2, 4: MAD 2, robust sigma 1.4826 x 2 = 2.965. n6 is 11 below: 11% of the
+    median (past the 10% min_effect), 3.71 sigma (past z = 3, short of 4).'''
+    return {'n0': 96.0, 'n1': 98.0, 'n2': 100.0, 'n3': 100.0, 'n4': 102.0, 'n5': 104.0,
+            'n6': 89.0}
+
+
+def test_three_robust_deviations_and_a_tenth_of_the_median_make_an_outlier_by_default():
+    '''The defaults an operator reads in docs/acceptance.md: z = 3, min_effect 10%, gross
+    50% -- and None for either of the two fractions means its default (the commands pass
+    None when the operator gave no option).'''
+    df = _triad(_fleet89())
+    for kw in ({}, {'min_effect': None, 'gross': None}):
+        v = {x['node']: x['verdict'] for x in verdicts.judge(df, **kw)}
+        assert [n for n, w in v.items() if w == 'fail'] == ['n6'], kw
+    # at z = 4 the same node passes: the default is what fails it
+    assert all(x['verdict'] == 'pass' for x in verdicts.judge(df, z=4.0))
+    # 3.71 sigma but 9.5% of the median (n6 at 90.5: distances 9.5, 4, 2, 0, 0, 2, 4,
+    # sigma still 2.965, 3.2 of them) is within what an operator accepts
+    assert all(x['verdict'] == 'pass' for x in verdicts.judge(_triad(_fleet89() | {'n6': 90.5})))
+
+
+def test_half_the_median_exactly_is_not_yet_gross():
+    '''Gross is *more than* half the median worse. n3 at exactly 50 (median of 100, 100,
+    100, 50: 100; 50 below, 50% of it) is not gross; at 49.5 it is. Nodes that agree
+    exactly (MAD 0) make no robust deviation: only gross decides there.'''
+    at = {x['node']: x for x in verdicts.judge(_triad({'n0': 100.0, 'n1': 100.0, 'n2': 100.0,
+                                                        'n3': 50.0}))}
+    assert at['n3']['verdict'] == 'pass', at['n3']
+    assert not at['n3']['measurements'][0]['outlier'] and not at['n3']['measurements'][0]['gross']
+    past = {x['node']: x for x in verdicts.judge(_triad({'n0': 100.0, 'n1': 100.0, 'n2': 100.0,
+                                                          'n3': 49.5}))}
+    assert past['n3']['verdict'] == 'fail' and past['n3']['measurements'][0]['gross']
+
+
+def test_a_figure_with_no_declared_direction_is_never_an_outlier_and_weighs_nothing():
+    '''A check that declares no better side (``better`` empty) is recorded and shown, but
+    no value of it is an outlier or gross, and its severity is 0: a node failing it against
+    its reference lists that reason after a real deficit elsewhere.'''
+    und = [dict(r, better=None) for r in rows({'n0': 5.0, 'n1': 5.1, 'n2': 5.0, 'n3': 40.0},
+                                              check='Undeclared', var='x',
+                                              results={'n1': 'fail'})]
+    bw = rows({'n0': 160.0, 'n1': 128.0, 'n2': 160.5, 'n3': 161.0})
+    v = {x['node']: x for x in verdicts.judge(records.frame(und + bw))}
+    assert v['n3']['verdict'] == 'pass'
+    assert [m['outlier'] or m['gross'] for m in v['n3']['measurements']] == [False, False]
+    assert [r.split('=')[0] for r in v['n1']['reasons']] == ['BabelStreamOmp triad', 'Undeclared x']
+    [m] = [m for m in v['n1']['measurements'] if m['check'] == 'Undeclared']
+    assert m['deficit'] == 0.0
+
+
+def test_a_figure_whose_median_is_zero_has_severity_zero_not_first_place():
+    '''An error count every node reports as 0 (median 0: no fraction of it is defined) and
+    one node fails against its reference: its severity is 0 (not NaN), so a node's real
+    deficit comes first in its reasons.'''
+    errs = rows({'n0': 0.0, 'n1': 0.0, 'n2': 0.0, 'n3': 0.0}, check='GpuErrors',
+                var='errors', unit='us', results={'n1': 'fail'})
+    bw = rows({'n0': 160.0, 'n1': 128.0, 'n2': 160.5, 'n3': 161.0})
+    v = {x['node']: x for x in verdicts.judge(records.frame(errs + bw))}
+    assert [r.split('=')[0] for r in v['n1']['reasons']] == ['BabelStreamOmp triad', 'GpuErrors errors']
+    assert [m['deficit'] for m in v['n1']['measurements'] if m['check'] == 'GpuErrors'] == [0.0]
+
+
+def test_a_measurement_in_a_verdict_says_all_the_report_shows():
+    v = {x['node']: x for x in verdicts.judge(_triad(_fleet89()))}
+    [m] = v['n6']['measurements']
+    assert m == {'check': 'BabelStreamOmp', 'perf_var': 'triad', 'value': 89.0, 'unit': 'GB/s',
+                 'result': 'pass', 'better': 'higher', 'nodes_median': 100.0, 'outlier': True,
+                 'gross': False, 'deficit': 0.11}
+
+
+def test_every_kind_of_failure_keeps_the_key_a_second_round_compares():
+    '''keys: "check perf_var" for a figure (against the reference, an outlier, a GPU
+    against its peers), the check for a run that failed before measuring or a check
+    missing on the node.'''
+    gpu = {f'gpu{i}_h2d': 50.0 for i in range(4)} | {'gpu2_h2d': 30.0}
+    recs = [dict(r, perf_var=g, nodes='n1', check='GpuCopy', time=(T + dt.timedelta(seconds=i)).isoformat())
+            for i, (g, r) in enumerate((g, rows({'n1': x})[0]) for g, x in gpu.items())]
+    recs += rows({'n0': 160.0, 'n1': 160.5, 'n2': 159.0, 'n3': 100.0}, results={'n2': 'fail'})
+    died = rows({'n0': None}, check='NodeConformance', meta=None)
+    died[0]['result'] = None
+    v = {x['node']: x for x in verdicts.judge(records.frame(recs + died), same_checks=True)}
+    assert v['n0']['keys'] == ['NodeConformance', 'GpuCopy']     # failed, then missing
+    assert v['n1']['keys'] == ['GpuCopy gpu2_h2d', 'NodeConformance']
+    assert v['n1']['reasons'][0] == ('GpuCopy gpu2_h2d=30 GB/s: GPU 2 40% worse than the '
+                                     "node's other 3 GPUs (their median 50)")
+    assert v['n1']['reasons'][1] == 'NodeConformance: no record from this node (recorded on 1 other node)'
+    assert v['n2']['keys'] == ['BabelStreamOmp triad', 'GpuCopy', 'NodeConformance']
+    assert v['n2']['reasons'][1:] == ['GpuCopy: no record from this node (recorded on 1 other node)',
+                                      'NodeConformance: no record from this node (recorded on 1 other node)']
+    assert v['n3']['keys'] == ['BabelStreamOmp triad', 'GpuCopy', 'NodeConformance']
+
+
+def test_a_check_that_failed_on_several_figures_is_one_reason():
+    '''A run that failed before measuring leaves a record for each of its figures (here
+    two, no value): the node fails once for the check, with its reason.'''
+    why = json.dumps({'tags': ['acceptance'], 'failure': 'nodefacts: kernel 6.2'})
+    died = rows({'n0': None}, check='NodeConformance', var='cpus', meta=why) + \
+        rows({'n0': None}, check='NodeConformance', var='kernel', meta=why)
+    for r in died:
+        r['result'] = None
+    [v] = verdicts.judge(records.frame(died))
+    assert v['reasons'] == ['NodeConformance: failed: nodefacts: kernel 6.2']
+
+
+def test_each_node_with_a_slow_gpu_fails_even_after_one_already_failed_on_it():
+    '''Two nodes of four GPUs each with one slow GPU; on n0 that figure already failed
+    against its reference (not listed twice), on n1 only against its peers: both fail.'''
+    recs = []
+    for node, slow, res in (('n0', 20.0, 'fail'), ('n1', 30.0, 'pass')):
+        for i in range(4):
+            r = rows({node: slow if i == 1 else 50.0})[0]
+            recs.append(dict(r, check='GpuCopy', perf_var=f'gpu{i}_h2d',
+                             result=res if i == 1 else 'pass'))
+    v = {x['node']: x for x in verdicts.judge(records.frame(recs))}
+    assert v['n0']['keys'] == ['GpuCopy gpu1_h2d'] and v['n0']['verdict'] == 'fail'
+    assert v['n1']['keys'] == ['GpuCopy gpu1_h2d'] and v['n1']['verdict'] == 'fail'
+
+
+def test_three_gpus_are_enough_to_tell_the_slow_one_and_a_quarter_is_not_yet_worse():
+    '''PEER_GPU_MIN 3 and PEER_GPU_EFFECT 25% ("more than"): of three GPUs one at 74
+    against 100 and 100 fails its node, one at exactly 75 does not; of two, neither is
+    told from the other. Both bounds are the function's when given.'''
+    def node(values):
+        return records.frame([dict(rows({'n0': x})[0], check='GpuCopy', perf_var=f'gpu{i}_h2d')
+                              for i, x in enumerate(values)])
+
+    def slow(df, **kw):
+        return verdicts.peer_gpu_outliers(verdicts.acceptance_records(df), **kw)['gpu'].to_list()
+
+    assert slow(node([100.0, 74.0, 100.0])) == ['1']
+    assert slow(node([100.0, 75.0, 100.0])) == []
+    assert slow(node([100.0, 60.0])) == []
+    assert slow(node([100.0, 85.0, 100.0]), effect=0.1) == ['1']
+    assert slow(node([100.0, 60.0]), min_gpus=2) == ['1']
+
+
+def test_a_node_measured_again_keeps_only_its_repeated_failures_and_a_new_failure_stands():
+    '''confirm(): n3 failed on two figures, one of them failed before: it fails on that
+    one only (keys and reasons); n7 fails now and was not measured before: its failure
+    stands as it is; n0 passes and was measured before: untouched.'''
+    hpl = {'n0': 68.0, 'n1': 67.0, 'n2': 68.5, 'n3': 9.5, 'n4': 69.0, 'n7': 30.0}
+    fio = {'n0': 9.7, 'n1': 9.8, 'n2': 9.7, 'n3': 5.0, 'n4': 9.75, 'n7': 9.7}
+    df = records.frame(rows(hpl, check='HpccHpl', var='gflops') +
+                       rows(fio, check='FioTarget', var='bandwidth'))
+    before = {'n3': {'FioTarget bandwidth'}, 'n0': {'HpccHpl gflops'}}
+    v = {x['node']: x for x in verdicts.confirm(verdicts.judge(df), before)}
+    assert v['n3']['verdict'] == 'fail' and v['n3']['keys'] == ['FioTarget bandwidth']
+    assert v['n3']['unconfirmed'] == ["HpccHpl gflops=9.5 GB/s: outlier (nodes' median 67.5)"]
+    assert v['n7']['verdict'] == 'fail' and v['n7']['keys'] == ['HpccHpl gflops']
+    assert 'unconfirmed' not in v['n7'] and 'unconfirmed' not in v['n0']
+    assert v['n0']['verdict'] == 'pass'
+
+
+def test_nodes_slurm_will_not_run_on_are_not_tested_and_say_why():
+    '''A drained node (sinfo "drained"), one down and not responding ("down*"), an idle
+    one with no measurement: each "not tested", with the reason the report prints; an
+    idle node with flags after its state ("idle~", powered off) that was measured is
+    judged.'''
+    df = _triad({'n0': 160.0, 'n1': 160.5, 'n2': 159.5, 'n5': 160.2})
+    st = {'n0': 'idle', 'n1': 'mixed', 'n2': 'drained', 'n3': 'down*', 'n4': 'idle', 'n5': 'idle~'}
+    v = {x['node']: x for x in verdicts.judge(df, st)}
+    assert v['n2'] == {'node': 'n2', 'verdict': 'not tested', 'measurements': [],
+                       'reasons': ['Slurm state drained'], 'keys': []}
+    assert v['n3']['reasons'] == ['Slurm state down*']
+    assert v['n4'] == {'node': 'n4', 'verdict': 'not tested', 'measurements': [],
+                       'reasons': ['no acceptance measurement (state idle)'], 'keys': []}
+    assert [v[n]['verdict'] for n in ('n0', 'n1', 'n5')] == ['pass'] * 3
+
+
+def test_the_verdicts_file_is_one_json_document_in_a_layout_people_read():
+    '''mdxbench accept --json: the nodes, the counts of each verdict, the caller's extra
+    fields, one space of indentation per level (read with less as often as with jq).'''
+    out = verdicts.to_json([{'node': 'n0', 'verdict': 'pass'}], extra={'session': 's1'})
+    assert out == ('{\n "nodes": [\n  {\n   "node": "n0",\n   "verdict": "pass"\n  }\n ],\n'
+                   ' "summary": {\n  "pass": 1,\n  "fail": 0,\n  "undecided": 0,\n'
+                   '  "not tested": 0\n },\n "session": "s1"\n}')
+
+
+def test_a_worst_pair_is_named_only_where_the_record_says_it():
+    assert verdicts.worst_pair(json.dumps({'worst_pair': {'h2d': '0-3'}}), 'h2d') == ' (GPUs 0-3)'
+    assert verdicts.worst_pair(json.dumps({'worst_pair': {'h2d': '0-3'}}), 'd2h') == ''
+    for meta in (None, '', '{}', 'not json', '[1]', json.dumps({'worst_pair': None})):
+        assert verdicts.worst_pair(meta, 'h2d') == '', meta
