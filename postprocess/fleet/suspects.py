@@ -153,8 +153,7 @@ def lengthening(sigma_pair, lengths, effect, alpha, beta, rounds_left, cap=MAX_L
     missing = pairs_to_decide(sigma_pair, effect, alpha, beta, tau) - sum(lengths)
     if missing == math.inf:
         return int(cap)
-    if missing <= rounds_left * current:
-        return current
+    # (where ``rounds_left`` runs as long as the last would do, that is the last's length)
     return int(min(cap, max(current, math.ceil(missing / rounds_left))))
 
 
@@ -269,18 +268,13 @@ def pick_buddy(candidates, keys, first):
     '''The healthy node nearest the nodes' median on the suspects' figures: the one whose
     oriented logs of ``keys`` are closest to the medians in ``first`` ({key: {node:
     oriented log}}). ``candidates``: nodes that may serve (passed, not suspect).'''
-    best, best_d = None, math.inf
-    for node in sorted(candidates):
-        d = 0.0
-        for key in keys:
-            vals = first.get(key, {})
-            if node not in vals:
-                d = math.inf
-                break
-            d += abs(vals[node] - float(np.median(list(vals.values()))))
-        if d < best_d:
-            best, best_d = node, d
-    return best
+    medians = {key: float(np.median(list(first[key].values()))) for key in keys
+               if first.get(key)}
+    near = [(sum(abs(first[key][node] - medians[key]) for key in keys), node)
+            for node in candidates
+            if all(node in (first.get(key) or {}) for key in keys)]
+    # (equally near: the first by name)
+    return min(near)[1] if near else None
 
 
 # --- the suspects of one acceptance run ----------------------------------------------
