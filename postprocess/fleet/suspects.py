@@ -35,6 +35,9 @@ MIN_PAIRED = 2
 #: the interval given with each estimated deficit
 CONFIDENCE = 0.95
 
+#: its half width in standard errors (two-sided, normal)
+Z_CONFIDENCE = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+
 
 @dataclasses.dataclass
 class Noise:
@@ -110,15 +113,23 @@ def decide(x, sigma, effect, alpha, beta, tau=0.0):
         mean, se = 0.0, float(np.max(np.asarray(sigma, dtype=float)))
     if tau:
         se = math.hypot(se, tau)
-        llr = float(stats.norm.logpdf(mean, mu1, se) - stats.norm.logpdf(mean, 0.0, se)) \
-            if n else 0.0
+        llr = normal_llr(mean, mu1, se) if n else 0.0
     else:
-        llr = float(np.sum(stats.norm.logpdf(x, mu1, sig) - stats.norm.logpdf(x, 0.0, sig)))
+        llr = normal_llr(x, mu1, sig)
     state = 'confirmed' if llr >= upper else 'excluded' if llr <= lower else 'undecided'
-    half = stats.norm.ppf(0.5 + CONFIDENCE / 2) * se
+    half = Z_CONFIDENCE * se
     # deficit = 1 - ratio; a lower mean log ratio is a larger deficit
     interval = (1 - math.exp(mean + half), 1 - math.exp(mean - half))
     return Decision(state, n, 1 - math.exp(mean), interval, llr, (lower, upper))
+
+
+def normal_llr(x, mu1, sigma):
+    '''ln N(x; mu1, sigma) - ln N(x; 0, sigma), summed over ``x``: the normal densities'
+    log ratio in closed form, ``mu1 (x - mu1 / 2) / sigma^2`` (scipy's ``logpdf`` twice
+    gives the same at twenty times the cost, and the suspects' statistical tests call it
+    a hundred thousand times).'''
+    x = np.asarray(x, dtype=float)
+    return float(np.sum(mu1 * (x - mu1 / 2) / np.asarray(sigma, dtype=float) ** 2))
 
 
 def pairs_to_decide(sigma_pair, effect, alpha, beta, tau=0.0):
@@ -564,7 +575,7 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
 def explain(found, noise_of, effect):
     '''Every verdict explains itself: each figure's deficit against the nodes' median with
     an interval from the figure's noise, and the node's ``why``.'''
-    half = stats.norm.ppf(0.5 + CONFIDENCE / 2)
+    half = Z_CONFIDENCE
     for v in found:
         for m in v['measurements']:
             nz = noise_of.get(_key(m['check'], m['perf_var']))

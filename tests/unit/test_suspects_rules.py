@@ -278,3 +278,17 @@ def test_each_verdict_says_why_in_one_line():
     assert [v['why'] for v in found] == [
         'not tested: Slurm state drained; x', 'fail: r1; r2', 'undecided: s1; s2', 'pass: s3',
         "pass: every figure within 5% of the nodes' median and its reference"]
+
+
+def test_the_likelihood_ratio_is_that_of_the_normal_densities():
+    '''Against scipy's densities: one sigma for all, one per observation, one value.'''
+    import numpy as np
+    from scipy import stats
+
+    x, mu1 = np.array([-0.1, -0.25, 0.02, 0.3]), math.log(0.8)
+    for sig in (0.1, np.array([0.1, 0.05, 0.2, 0.07])):
+        want = float(np.sum(stats.norm.logpdf(x, mu1, sig) - stats.norm.logpdf(x, 0, sig)))
+        assert suspects.normal_llr(x, mu1, sig) == pytest.approx(want, rel=1e-12)
+    assert suspects.normal_llr(-0.05, mu1, 0.03) == pytest.approx(
+        stats.norm.logpdf(-0.05, mu1, 0.03) - stats.norm.logpdf(-0.05, 0, 0.03), rel=1e-12)
+    assert suspects.Z_CONFIDENCE == pytest.approx(1.959964, abs=1e-6)
