@@ -3,7 +3,7 @@ import pathlib
 
 from mdxbench.post import exits
 from mdxbench.post.commands import options
-from mdxbench.post.fleet import jobs, verdicts
+from mdxbench.post.fleet import jobs, slurm, verdicts
 from mdxbench.post.site import text
 
 NAME = 'acceptance'
@@ -35,7 +35,7 @@ def run(args):
     # each node's latest run of each check, read a row group at a time (what judge reads)
     df = rowgroups.latest(options.files(args, args.system), verdicts.LATEST, 1, where,
                           verdicts.acceptance_records)
-    states = {} if args.no_slurm else verdicts.slurm_nodes(args.slurm_partition or args.partition)
+    states = {} if args.no_slurm else slurm.node_states(args.slurm_partition or args.partition)
     found = verdicts.judge(df, states, **options.outlier_rule(args))
     print(text.node_verdicts(found))
     if jobs.drain_lines(found):

@@ -26,7 +26,8 @@ import sys
 import time
 
 from mdxbench import REPO_ROOT
-from mdxbench.post.fleet.verdicts import BAD_STATES, slurm_nodes
+from mdxbench.post.fleet import slurm
+from mdxbench.post.fleet.verdicts import BAD_STATES
 
 
 @dataclasses.dataclass
@@ -72,7 +73,7 @@ def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, no
     if part is None:
         raise ValueError(f'{system}: no partition {partition!r} (has '
                          f'{", ".join(p["name"] for p in sysdef["partitions"])})')
-    states = slurm_nodes(slurm_partition or partition) if states is None else states
+    states = slurm.node_states(slurm_partition or partition) if states is None else states
     if not states:
         raise ValueError(f'sinfo lists no node in Slurm partition '
                          f'{slurm_partition or partition!r} (SLURM_CONF '
@@ -202,7 +203,7 @@ def outcomes(out, job_ids, states=None):
     '''Failures no perflog record carries, per node: a check that failed before it
     measured (ReFrame's run report: phase and reason), or a job that left no report at all
     (Slurm's state from sacct). {node: [(key, reason), ...]}, key: the check, or 'job'.'''
-    states = job_states(list(job_ids.values())) if states is None else states
+    states = slurm.job_states(list(job_ids.values())) if states is None else states
     found = {}
     for node, jid in job_ids.items():
         path = pathlib.Path(report_path(out, node))
@@ -231,23 +232,6 @@ def outcomes(out, job_ids, states=None):
     return found
 
 
-def job_states(ids):
-    '''{job id: "STATE exit N:M"} from sacct; {} without accounting.'''
-    if not ids:
-        return {}
-    try:
-        res = subprocess.run(['sacct', '-n', '-X', '-P', '-o', 'JobID,State,ExitCode', '-j',
-                              ','.join(ids)], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    states = {}
-    for ln in res.stdout.splitlines():
-        parts = ln.split('|')
-        if len(parts) == 3:
-            states[parts[0]] = f'{parts[1]}, exit {parts[2]}'
-    return states
-
-
 def acceptance_cases(system, partition, reframe_args=()):
     '''The acceptance test cases ReFrame selects for system:partition with these options
     (what ``--distribute=all`` multiplies by the node count), from ``reframe --describe``:
@@ -268,22 +252,6 @@ def acceptance_cases(system, partition, reframe_args=()):
     return len(cases), sorted({c['@file'] for c in cases})
 
 
-def _queue_states(ids):
-    '''{job id: Slurm's state code (PD, R, CG, ...)} of the jobs ``ids`` still in the queue
-    (one squeue call).'''
-    if not ids:
-        return {}
-    res = subprocess.run(['squeue', '-h', '-o', '%i %t', '-j', ','.join(ids)],
-                         capture_output=True, text=True, timeout=60)
-    if res.returncode != 0 and 'Invalid job id' not in res.stderr:
-        raise RuntimeError(f'squeue failed: {res.stderr.strip()}')
-    return dict(ln.split()[:2] for ln in res.stdout.splitlines() if len(ln.split()) >= 2)
-
-
-def _queued(ids):
-    return set(_queue_states(ids))
-
-
 def _tell(progress, what, total, states, submitted, to_submit):
     '''Call ``progress(what, done, running, queued, to_submit, total)`` with the jobs'
     counts: those submitted and gone from the queue are done; a job not seen by squeue yet
@@ -297,11 +265,7 @@ def _tell(progress, what, total, states, submitted, to_submit):
 
 def _submit(script, text):
     script.write_text(text)
-    res = subprocess.run(['sbatch', '--parsable', str(script)], capture_output=True,
-                         text=True, timeout=60)
-    if res.returncode != 0:
-        raise RuntimeError(f'sbatch {script} failed: {res.stderr.strip()}')
-    return res.stdout.strip().split(';')[0]
+    return slurm.submit(script)
 
 
 def run(p, out, reframe_args=(), time_limit='30:00', poll=None, log=print, files=None,
@@ -314,7 +278,7 @@ def run(p, out, reframe_args=(), time_limit='30:00', poll=None, log=print, files
     pending, inflight, jobs, most = list(p.testable), set(), {}, 0
     t0 = time.monotonic()
     while pending or inflight:
-        states = _queue_states(sorted(inflight))
+        states = slurm.queue_states(sorted(inflight))
         inflight &= set(states)
         while pending and len(inflight) < p.max_jobs:
             node = pending.pop(0)
@@ -343,7 +307,7 @@ def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=None, log
     jid = _submit(out / 'jobs' / f'{name}.sh',
                   round_script(p, nodes, out, reframe_args, time_limit, files, name))
     log(f'mdxbench accept: {", ".join(nodes)}: job {jid}')
-    while states := _queue_states([jid]):
+    while states := slurm.queue_states([jid]):
         _tell(progress, name, 1, states, [jid], 0)
         time.sleep(p.poll if poll is None else poll)
     _tell(progress, name, 1, {}, [jid], 0)

@@ -11,7 +11,6 @@ measurement -- or that Slurm reports drained, down or failed -- are listed as no
 never as passed.
 '''
 import json
-import subprocess
 
 import polars as pl
 
@@ -40,17 +39,6 @@ NID_PARAM = r' %\$nid=\S+'
 
 BAD_STATES = ('drain', 'drained', 'draining', 'down', 'fail', 'failing', 'maint', 'reserved',
               'not_responding', 'future')
-
-
-def slurm_nodes(partition=None):
-    '''{node: state} of a Slurm partition (sinfo), or {} when sinfo is unavailable.'''
-    cmd = ['sinfo', '-h', '-N', '-o', '%N %T'] + (['-p', partition] if partition else [])
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {}
-
-    return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
 
 
 #: what a node's latest run is the latest of (the check without the per-node parameter)

@@ -14,12 +14,11 @@ import json
 import pathlib
 import re
 import shlex
-import subprocess
 import sys
 import time
 
 from mdxbench import REPO_ROOT
-from mdxbench.post.fleet import jobs as fleet_jobs
+from mdxbench.post.fleet import slurm
 
 
 @dataclasses.dataclass
@@ -107,18 +106,10 @@ def submit(system, by_node, incident, out, perflogs, access, time_limit, poll=1.
         script = out / 'jobs' / f'{node}.sh'
         script.write_text(job_script(system, node, cases, incident, out, perflogs, access,
                                      time_limit))
-        res = subprocess.run(['sbatch', '--parsable', str(script)], capture_output=True,
-                             text=True, timeout=60)
-        if res.returncode != 0:
-            raise RuntimeError(f'sbatch {script} failed: {res.stderr.strip()}')
-        ids[node] = res.stdout.strip().split(';')[0]
+        ids[node] = slurm.submit(script)
         log(f'mdxbench split: {node}: job {ids[node]} '
             f'({sum(c.rounds for c in cases)} rounds of {len(cases)} check(s))')
-    waiting = set(ids.values())
-    while waiting:
-        waiting &= fleet_jobs._queued(sorted(waiting))
-        if waiting:
-            time.sleep(poll)
+    slurm.wait(ids.values(), poll)
     return ids, time.monotonic() - t0
 
 

@@ -58,7 +58,7 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
     ReFrame's stage); ``perflogs``: where its runs' perflogs go (under the site's perflog
     directory: ingested like any other); ``perflog_dirs``: whose ``specs/`` hold the
     builds' concrete specs.'''
-    from mdxbench.post.fleet import jobs as fleet_jobs
+    from mdxbench.post.fleet import jobs as fleet_jobs, slurm
     from mdxbench.post.store import records
 
     t0 = time.monotonic()
@@ -103,7 +103,7 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
         except (RuntimeError, OSError, subprocess.SubprocessError) as err:
             for c in (c for cs in by_node.values() for c in cs):
                 failed[c.key] = f'cannot run: {err}'
-    states = fleet_jobs.job_states(list(job_ids.values()))
+    states = slurm.job_states(list(job_ids.values()))
     errors = []
     recs = list(records.iter_perflog_records([perflogs], errors)) if perflogs.exists() else []
     results = []

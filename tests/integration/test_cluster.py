@@ -60,6 +60,27 @@ def test_cluster_is_up_with_accounting(cluster):
     assert slurm('sacct', '-n', '-X', '-S', 'now-1hour').returncode == 0
 
 
+def test_a_jobs_end_is_read_from_the_clusters_accounting(cluster, monkeypatch, tmp_path):
+    '''fleet/slurm.py's job_states on a Slurm with accounting (the single node of
+    ci/services.sh has none: tests/integration/test_slurm_calls.py): a job that exits 0
+    and one that exits 3, as sacct has them.'''
+    from mdxbench.post.fleet import slurm as fleet_slurm
+
+    monkeypatch.setenv('SLURM_CONF', str(CONF))
+    ids = []
+    for name, body in (('ok', 'true'), ('bad', 'exit 3')):
+        script = tmp_path / f'{name}.sh'
+        script.write_text(f'#!/bin/bash\n#SBATCH -t 2\n#SBATCH -o /dev/null\n{body}\n')
+        ids.append(fleet_slurm.submit(script))
+    fleet_slurm.wait(ids, poll=0.5)
+    for _ in range(60):             # accounting has a job's end a moment after the queue
+        ended = fleet_slurm.job_states(ids)
+        if len(ended) == 2 and 'RUNNING' not in ''.join(ended.values()):
+            break
+        time.sleep(0.5)
+    assert ended == {ids[0]: 'COMPLETED, exit 0:0', ids[1]: 'FAILED, exit 3:0'}
+
+
 def test_open_mpi_job_spans_the_nodes(cluster, work):
     src = work / 'hello.c'
     src.write_text('#include <mpi.h>\n#include <stdio.h>\n'

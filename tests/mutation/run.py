@@ -98,8 +98,24 @@ def toml_value(v):
     return '"' + str(v).replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 
-def mutmut(where, *args, check=True):
+def services_up():
+    '''A group whose tests talk to the real Slurm (``services: true``) runs only where
+    ci/services.sh started it; the staging copy's ci/ scripts then find it through this
+    checkout's state directory.'''
+    res = subprocess.run(['bash', str(ROOT / 'ci' / 'slurm.sh'), 'status'],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit('this group runs its tests against the real Slurm: start it first '
+                         f'(bash ci/services.sh start)\n{res.stdout}{res.stderr}')
+
+
+def mutmut(where, *args, check=True, services=False):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+    if services:
+        # (ci/lib.sh keeps a state directory set on purpose, not one inherited with the
+        # checkout's root)
+        env.pop('MDXBENCH_ROOT', None)
+        env['MDXBENCH_STATE_DIR'] = os.environ.get('MDXBENCH_STATE_DIR') or str(ROOT / '.mdxbench')
     res = subprocess.run([sys.executable, '-m', 'mutmut', *args], cwd=where, env=env,
                          capture_output=True, text=True)
     if check and res.returncode != 0:
@@ -186,10 +202,12 @@ def main(argv=None):
             where = WORK / name
             res = None
         else:
+            if groups[name].get('services'):
+                services_up()
             where = stage(name, groups[name])
             print(f'[mutation] {name}: mutmut in {where}', flush=True)
             res = mutmut(where, 'run', '--max-children', str(args.jobs), *args.only,
-                         check=False)
+                         check=False, services=bool(groups[name].get('services')))
         found = results(where)
         if args.only:
             found = {k: v for k, v in found.items()
