@@ -560,3 +560,101 @@ def test_conformance_at_the_declared_memory_and_with_one_fact_declared(fixture_t
     # MIG alone declared (nothing before it in the list of modes): still judged
     assert nvsmi.conformance(gpus, {'mig': True}) == [
         'GPU 0 (00000000:00:06.0): MIG mode Disabled, Enabled declared']
+
+
+# --- nvidia-smi: every refusal word for word, on the real outputs cut or altered ----------
+def test_the_query_csvs_refusals_name_what_and_where(fixture_text):
+    text = fixture_text(GPU + 'nvidia-smi-query-h200.csv')
+    head, line = text.strip().splitlines()[:2]
+    no_bus = head.replace(', pci.bus_id', '')
+    cut = ', '.join(line.split(', ')[:10])
+    lots = line.replace('143771 MiB', 'lots MiB')
+    for bad, says in (
+            (None, 'nvidia-smi output is empty'), ('', 'nvidia-smi output is empty'),
+            (' \n\t\n', 'nvidia-smi output is empty'),
+            (head + '\n', 'nvidia-smi: a header and no GPU line'),
+            (no_bus + '\n', f'nvidia-smi: the first line {no_bus!r} is not a --format=csv '
+                            'header naming name and pci.bus_id'),
+            (f'{head}\n{line}\n{cut}\n', f'nvidia-smi line 3: 10 fields, the header has 17: '
+                                         f'{cut!r}'),
+            (f'{head}\n{line}\n{lots}\n', "nvidia-smi line 3: memory.total = 'lots MiB': "
+                                          'expected a number')):
+        with pytest.raises(ParseError) as err:
+            nvsmi.parse_query(bad)
+        assert str(err.value) == says, bad
+
+
+def test_a_bus_id_is_domain_bus_and_device_in_hexadecimal():
+    assert nvsmi.bus_key('00000000:3B:00.0') == (0, 0x3b, 0)
+    assert nvsmi.bus_key('00000001:3b:0A.1') == (1, 59, 10)
+    for bad in ('GPU-f09a071b', None):
+        with pytest.raises(ParseError) as err:
+            nvsmi.bus_key(bad)
+        assert str(err.value) == f'bus id {bad!r} not understood'
+
+
+def test_mig_not_reported_is_mig_off_but_no_other_mode_is_taken_for_granted(fixture_text):
+    '''A GPU without MIG reports its mode [N/A]: that conforms to MIG declared off, not to
+    MIG declared on; an ECC or persistence mode not reported conforms to nothing.'''
+    [g] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    g['mig.mode.current'] = g['ecc.mode.current'] = None
+    who = 'GPU 0 (00000000:00:06.0)'
+    assert nvsmi.conformance([g], {'mig': False}) == []
+    assert nvsmi.conformance([g], {'mig': True}) == [
+        f'{who}: MIG mode not reported, Enabled declared']
+    assert nvsmi.conformance([g], {'ecc': False, 'mig': False, 'persistence': True}) == [
+        f'{who}: ECC not reported, Disabled declared']
+
+
+def test_gpus_visible_against_declared_name_each_gpu_and_memory_is_at_least(fixture_text):
+    [g] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    other = dict(g, index=1, **{'pci.bus_id': '00000000:00:07.0'})
+    assert nvsmi.conformance([g, other], {'count': 1}) == [
+        '2 GPU(s) visible, 1 declared: 0 (00000000:00:06.0), 1 (00000000:00:07.0)']
+    assert nvsmi.conformance([], {'count': 8}) == ['0 GPU(s) visible, 8 declared']
+    # nvidia-smi's 143771 MiB is at least 143771 declared
+    assert nvsmi.conformance([g], {'memory_mib': 143771}) == []
+    assert nvsmi.conformance([g], {'memory_mib': 143772}) == [
+        'GPU 0 (00000000:00:06.0): memory 143771 MiB, at least 143772 MiB declared']
+
+
+def test_the_topologys_refusals_name_what_and_where(fixture_text):
+    text = fixture_text(GPU + 'nvidia-smi-topo-h200.out')
+    row = next(ln for ln in text.splitlines() if ln.startswith('GPU0'))
+    for bad, says in (
+            (None, 'nvidia-smi topo -m output is empty'), ('', 'nvidia-smi topo -m output is empty'),
+            ('\n \n', 'nvidia-smi topo -m output is empty'),
+            (text.replace('GPU0', 'GPUX'), 'nvidia-smi topo -m: no header row starting with GPU0'),
+            (text.replace(row, row.replace('\t X \t', '\tZZ\t')),
+             "nvidia-smi topo -m: GPU0 to GPU0: link 'ZZ' not understood"),
+            (text.replace(row, 'GPU0'), 'nvidia-smi topo -m: row GPU0 has 0 cells, 1 GPUs in '
+                                        'the header'),
+            (text.replace(row + '\n', ''), 'nvidia-smi topo -m: 0 rows for 1 GPUs')):
+        with pytest.raises(ParseError) as err:
+            nvsmi.parse_topo(bad)
+        assert str(err.value) == says, bad
+    # rows after the matrix that are not a GPU's (the legend) are read past
+    assert nvsmi.parse_topo(text + '\nNIC Legend:\n\n  NIC0: mlx5_0\n')['links'] == {(0, 0): 'X'}
+
+
+def test_the_xid_scripts_refusals_and_the_counts_of_each_gpu(fixture_text):
+    for bad in (None, '', ' \n'):
+        with pytest.raises(ParseError) as err:
+            nvsmi.parse_xid(bad)
+        assert str(err.value) == 'gpu-xid.sh output is empty'
+    line = fixture_text(GPU + 'xid-79-kernel-log-line.txt')
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_xid(line)
+    assert str(err.value) == ('gpu-xid.sh output has neither "# read:" nor "# unreadable:": '
+                              'cut before its end')
+    # two events on one GPU, a stray one before them: each counted where it belongs
+    root = fixture_text(GPU + 'gpu-xid-root-debian12-vm.out')
+    on_ours = line.replace('0000:44:00', '0000:00:06')
+    xid = nvsmi.parse_xid(line + on_ours + on_ours + root)
+    [g] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    assert 'health' not in g
+    assert nvsmi.xid_per_gpu([g], xid) == xid['events'][:1]
+    assert g['health'] == {'xid': 2, 'xid_codes': [79, 79]}
+    # a log that could not be read counts nothing, whatever lines came with it
+    nobody = nvsmi.parse_xid(on_ours + fixture_text(GPU + 'gpu-xid-nobody-debian12-vm.out'))
+    assert nvsmi.xid_per_gpu([g], nobody) == [] and g['health'] == {'xid': None, 'xid_codes': []}

@@ -37,9 +37,9 @@ def parse_query(text):
     '''``[{field: value}]`` of ``nvidia-smi --query-gpu=... --format=csv`` (the header's
     field names, units dropped), one per GPU in the order printed.'''
     require(text and text.strip(), 'nvidia-smi output is empty')
+    # (nvidia-smi's own failure -- "NVIDIA-SMI has failed ...", "No devices were found" --
+    # is refused as no header, its first line quoted)
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if lines[0].startswith(('NVIDIA-SMI has failed', 'No devices were found')):
-        raise ParseError(f'nvidia-smi: {lines[0].strip()}')
     rows = list(csv.reader(io.StringIO('\n'.join(lines)), skipinitialspace=True))
     header = [re.sub(r'\s*\[[^]]*\]$', '', h.strip()) for h in rows[0]]
     require('name' in header and 'pci.bus_id' in header,
