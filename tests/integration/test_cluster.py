@@ -67,6 +67,9 @@ def test_a_jobs_end_is_read_from_the_clusters_accounting(cluster, monkeypatch, t
     from mdxbench.post.fleet import slurm as fleet_slurm
 
     monkeypatch.setenv('SLURM_CONF', str(CONF))
+    # (and its nodes one by one: the single node of ci/services.sh cannot tell sinfo's
+    # node-oriented listing, -N, from its grouped one)
+    assert fleet_slurm.node_states() == {n: 'idle' for n in NODES}
     ids = []
     for name, body in (('ok', 'true'), ('bad', 'exit 3')):
         script = tmp_path / f'{name}.sh'

@@ -56,6 +56,8 @@ def test_a_job_is_submitted_waited_for_and_its_end_read_from_accounting(services
     assert re.search(r'AccountingStorageType\s*=\s*accounting_storage/none', config), config
     assert slurm.job_states([a, b]) == {}
     assert slurm.queue_states([]) == {} and slurm.job_states([]) == {}
+    # a job long gone (squeue: "Invalid job id specified") is simply not queued
+    assert slurm.queue_states(['999999']) == {}
 
 
 def test_a_job_slurm_refuses_is_an_error_naming_the_script(services, tmp_path):

@@ -65,7 +65,7 @@ def stage(name, group):
         if not (ROOT / m).is_file():
             raise SystemExit(f'{GROUPS}: group {name}: no module {m}')
     for t in group['tests']:
-        if not (ROOT / t).is_file():
+        if not (ROOT / t.split('::')[0]).is_file():
             raise SystemExit(f'{GROUPS}: group {name}: no test file {t}')
     conf = {'source_paths': ['src'],
             'only_mutate': [staged(m) for m in group['modules']],
