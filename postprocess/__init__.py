@@ -12,7 +12,8 @@ subpackage     owns                                                        impor
                incidents, minimum detectable effects; returns data,
                prints nothing
 ``fleet``      node acceptance: per-node verdicts, one Slurm job per       store, analysis
-               node, the re-measurement loop
+               node, the re-measurement loop; Slurm's commands
+               (``fleet.slurm``)
 ``site``       what people read: text tables, the HTML report, trend       store, analysis
                pages, the papers' tables (``tables.yaml``), the feed, the
                published site
