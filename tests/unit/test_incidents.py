@@ -254,3 +254,78 @@ def test_an_incident_found_again_carries_its_latest_series_and_cause():
     state = incidents.update(state, [again], 'T2')
     assert state['i1']['series'] == [{'effect': -0.3}] and state['i1']['cause'] == 'b'
     assert state['i1']['state'] == 'resolved' and state['i1']['first_seen'] == 'T1'
+
+
+def _reg(check, time, effect, before=100.0, after=None, changed=None, **kw):
+    '''A regression change point as the scan reports it (test input).'''
+    cp = {'system': 'mdx2', 'partition': 'vc16m32g', 'environ': 'spack', 'check': check,
+          'perf_var': 'triad', 'unit': 'GB/s', 'effect': effect, 'before': before,
+          'after': before * (1 + effect) if after is None else after, 'time': time,
+          'run': 7, 'jobid': '131', 'nodes': 'n1', 'noise': 0.01, 'better': 'higher',
+          'changed': changed if changed is not None else {'binary': [['a'], ['b']]},
+          'explanation': 'binary a \u2192 b', 'events': [], 'verdict': 'regression'}
+    cp.update(kw)
+    return cp
+
+
+def test_a_series_entry_carries_what_the_incident_page_shows():
+    cp = _reg('HpccHpl', '2026-11-01T00:00:00+00:00', -0.2)
+    assert incidents.series_entry(cp, True) == {
+        'partition': 'vc16m32g', 'environ': 'spack', 'check': 'HpccHpl', 'perf_var': 'triad',
+        'unit': 'GB/s', 'effect': -0.2, 'before': 100.0, 'after': 80.0,
+        'time': '2026-11-01T00:00:00+00:00', 'run': 7, 'jobid': '131', 'nodes': 'n1',
+        'noise': 0.01, 'better': 'higher', 'changed': {'binary': [['a'], ['b']]},
+        'explanation': 'binary a \u2192 b', 'went_away': True}
+    # a change point of an older scan, without nodes, noise or direction
+    old = {k: v for k, v in cp.items() if k not in ('nodes', 'noise', 'better')}
+    e = incidents.series_entry(old, False)
+    assert (e['nodes'], e['noise'], e['better'], e['went_away']) == ('', None, None, False)
+
+
+def test_an_incident_is_written_as_sorted_json_one_space_a_level():
+    '''incidents.json (and what the cycle's notify command reads on its standard input):
+    keys sorted, one space of indentation, a time written as its text.'''
+    inc = {'id': 'abc', 'start': dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc), 'b': [1]}
+    assert incidents.to_json(inc) == ('{\n "b": [\n  1\n ],\n "id": "abc",\n'
+                                      ' "start": "2026-11-01 00:00:00+00:00"\n}')
+
+
+def test_a_change_of_software_is_one_incident_a_week_and_the_worst_comes_first():
+    '''Provenance changes of the same words: within WINDOW (7 days) of the first, one
+    incident; after it, another (the same binary change made again). An event's
+    regressions are one incident however far apart. The incidents open first, the largest
+    effect first; each incident's id is the recipe's (system, scope, cause, first day).'''
+    import hashlib
+
+    event = [{'time': '2026-10-01T00:00:00+00:00', 'name': 'kernel', 'partition': 'vc16m32g'}]
+    cps = [_reg('A', '2026-11-01T00:00:00+00:00', -0.15),
+           _reg('B', '2026-11-07T23:00:00+00:00', -0.30),
+           _reg('C', '2026-11-08T01:00:00+00:00', -0.20),
+           _reg('D', '2026-11-01T00:00:00+00:00', -0.40, events=event),
+           _reg('E', '2026-11-20T00:00:00+00:00', -0.12, events=event)]
+    found = incidents.group(cps)
+    assert [[s['check'] for s in i['series']] for i in found] == [['D', 'E'], ['B', 'A'], ['C']]
+    text = 'binary a \u2192 b'
+    raw = f'mdx2||{text}|2026-11-01'
+    assert found[1]['cause'] == text and found[1]['id'] == hashlib.sha1(raw.encode()).hexdigest()[:10]
+    assert found[2]['id'] == hashlib.sha1(f'mdx2||{text}|2026-11-08'.encode()).hexdigest()[:10]
+    ev = 'event "kernel" at 2026-10-01T00:00:00+00:00'
+    assert (found[0]['partition'], found[0]['cause']) == ('vc16m32g', ev)
+    assert found[0]['id'] == hashlib.sha1(f'mdx2|vc16m32g|{ev}|2026-11-01'.encode()).hexdigest()[:10]
+
+
+def test_the_went_away_margin_is_the_one_the_caller_gives():
+    '''A series 20% down, whose later level is back at 95 of 100: back within 10% (the
+    default 3% says not), and group() passes its min_effect on.'''
+    cps = [_reg('A', '2026-11-01T00:00:00+00:00', -0.2),
+           dict(_reg('A', '2026-11-05T00:00:00+00:00', 0.1875, before=80.0, after=95.0),
+                verdict='improvement')]
+    assert incidents.group(cps)[0]['went_away'] is False
+    assert incidents.group(cps, min_effect=0.1)[0]['went_away'] is True
+    assert incidents.went_away(cps[0], None) is False
+
+
+def test_a_provenance_change_names_every_value_of_each_side():
+    changed = {'node_kernel': [['6.1.0-25', '6.1.0-26'], []]}
+    assert incidents.cause(_cp(changed=changed)) == (
+        None, 'provenance', 'node_kernel 6.1.0-25, 6.1.0-26 \u2192 ?')
