@@ -437,15 +437,13 @@ def noises(session, history, first, chosen=()):
     a node in ``chosen`` (a suspect: chosen for coming out low) is left out, as from the
     test: its difference to the next run is the selection as much as the noise.'''
     better = first[None]
-    series = _series(history, better) if history is not None else {}
+    series = _series(history, better)
     for key, nodes in _series(session, better).items():
         for node, s in nodes.items():
             series.setdefault(key, {}).setdefault(node, []).extend(
                 s[1:] if node in chosen else s)
     out = {}
-    for key, fleet in first.items():
-        if key is None:
-            continue
+    for key, fleet in ((k, f) for k, f in first.items() if k is not None):
         nz = noise(_own_length(series.get(key, {})), list(fleet.values()))
         if nz is not None:
             out[key] = nz
@@ -484,8 +482,7 @@ def update(cases, session, rounds, node, buddy, noise_of, effect, seq, lengths=N
         # as this pair's own ratios have been (seen: a node whose paired runs moved 18%
         # while the fleet's repeated runs said 2%, confirmed at 19% on two runs) -- both
         # of runs of the check's own length; a run f times as long: sigma / sqrt(f)
-        f = np.asarray(c['lengths'], dtype=float)
-        x = np.asarray(c['x'], dtype=float)
+        f, x = np.asarray(c['lengths']), np.asarray(c['x'])
         sigma = c['noise'].sigma * math.sqrt(2)
         if len(x) >= 2:
             mean = float(np.sum(f * x) / np.sum(f))
@@ -509,7 +506,7 @@ def _value(o, better):
 def state(cases):
     '''A node's state from its cases: confirmed on any figure, excluded on all, else
     undecided.'''
-    states = [c['decision'].state if c['decision'] else 'undecided' for c in cases]
+    states = [c['decision'] and c['decision'].state for c in cases]
     if 'confirmed' in states:
         return 'confirmed'
     return 'excluded' if all(s == 'excluded' for s in states) else 'undecided'
@@ -547,8 +544,8 @@ def settle(v, cases, buddy, effect, seq, why_undecided):
                      f'; nothing decided on fewer than {MIN_PAIRED} paired runs'
                      if len(c['x']) < MIN_PAIRED else '')
             text += f'; {why_undecided}' if why_undecided else ''
-            text += '; ' + to_decide(c['key'].split()[0], c['sigma_pair'] or
-                                     c['noise'].sigma * math.sqrt(2), len(c['x']), effect,
+            # (a decided case has had a paired run: update() set its sigma_pair)
+            text += '; ' + to_decide(c['key'].split()[0], c['sigma_pair'], len(c['x']), effect,
                                      seq.alpha, seq.beta, c.get('tau', 0.0))
         v['suspect'].append({
             'key': c['key'], 'why': c['why'], 'first': c['first'],

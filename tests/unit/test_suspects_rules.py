@@ -39,18 +39,32 @@ def test_checks_that_declare_no_knob_are_not_made_longer_and_a_check_takes_its_l
     whose noise is one run's spread: not sized (the other's length stands).'''
     noisy = suspects.Noise(0.10 / math.sqrt(2), 'repeated runs', 400)
     quiet = suspects.Noise(0.05 / math.sqrt(2), 'repeated runs', 400)
-    cases = [{'check': 'FioTarget %workload=seqread', 'key': 'a', 'x': [0.0, 0.0],
+    cases = [{'check': 'HpccHpl', 'key': 'd', 'x': [0.0, 0.0], 'sigma_pair': 0.2,
+              'noise': noisy, 'lengths': [1, 1]},
+             {'check': 'FioTarget %workload=seqwrite', 'key': 'c', 'x': []},
+             {'check': 'FioTarget %workload=seqread', 'key': 'a', 'x': [0.0, 0.0],
               'sigma_pair': 0.10, 'noise': noisy, 'lengths': [1, 1]},
              {'check': 'FioTarget %workload=randread', 'key': 'b', 'x': [0.0, 0.0],
-              'sigma_pair': 0.05, 'noise': quiet, 'lengths': [1, 1]},
-             {'check': 'FioTarget %workload=seqwrite', 'key': 'c', 'x': []},
-             {'check': 'HpccHpl', 'key': 'd', 'x': [0.0, 0.0], 'sigma_pair': 0.2,
-              'noise': noisy, 'lengths': [1, 1]}]
+              'sigma_pair': 0.05, 'noise': quiet, 'lengths': [1, 1]}]
     spread = {'c': suspects.Noise(0.5, 'fleet spread', 8)}
     out = suspects.next_lengths(cases, 0.1, SEQ, 4, {'FioTarget': ['runtime']}, spread)
     # planning_sigma at 400 differences: 148 degrees of freedom, chi2(0.05) = 120.8:
     # sigma x 1.107 -> 11.07% a pair: need 18, 16 missing over 4 -> 4
     assert out == {'FioTarget': 4}
+    # the pair's own spread is small (2%), the noise's planning value is not: sized for
+    # the larger; a shared error (tau 2.5%: room 0.00070390 - 0.000625 = 0.0000789) asks
+    # 0.01225 / 0.0000789 = 156 pairs: the cap
+    small = [dict(cases[2], sigma_pair=0.02)]
+    assert suspects.next_lengths(small, 0.1, SEQ, 4, {'FioTarget': ['runtime']}) == \
+        {'FioTarget': 4}
+    assert suspects.next_lengths([dict(small[0], tau=0.025)], 0.1, SEQ, 4,
+                                 {'FioTarget': ['runtime']}) == {'FioTarget': 8}
+    # a quiet check alone stays at its own length; a case not measured again with noise
+    # from repeated runs is sized at once (18 pairs, none made yet: 18 / 4 -> 5)
+    assert suspects.next_lengths(cases[3:], 0.1, SEQ, 4, {'FioTarget': ['runtime']}) == \
+        {'FioTarget': 1}
+    assert suspects.next_lengths(cases[1:2], 0.1, SEQ, 4, {'FioTarget': ['runtime']},
+                                 {'c': noisy}) == {'FioTarget': 5}
 
 
 def test_the_checks_that_say_how_to_run_longer_are_read_from_the_records():
@@ -100,8 +114,8 @@ def test_a_figure_is_undecidable_where_the_budget_at_the_longest_runs_is_short_o
     does not -- then the least effect 8 runs decide: 1 - exp(-3.9712 x 0.10467 / sqrt 8)
     = 13.67%. A quiet figure beside it (need 2) is never listed, whichever comes first; a
     figure of two runs a node (one difference) has no noise yet: not listed.'''
-    h = _history({('ASwing', 'n0'): SWING, ('BQuiet', 'n0'): QUIET, ('CSwing', 'n0'): SWING,
-                  ('DTwo', 'n0'): SWING[:2]})
+    h = _history({('AATwo', 'n0'): SWING[:2], ('ASwing', 'n0'): SWING,
+                  ('BQuiet', 'n0'): QUIET, ('CSwing', 'n0'): SWING})
     assert suspects.undecidable(h, 0.1, 0.01, 0.05, budget=2) == []
     out = suspects.undecidable(h, 0.1, 0.01, 0.05, budget=1)
     assert [(o['key'], o['check'], o['need'], o['capacity']) for o in out] == [
@@ -292,3 +306,121 @@ def test_the_likelihood_ratio_is_that_of_the_normal_densities():
     assert suspects.normal_llr(-0.05, mu1, 0.03) == pytest.approx(
         stats.norm.logpdf(-0.05, mu1, 0.03) - stats.norm.logpdf(-0.05, 0, 0.03), rel=1e-12)
     assert suspects.Z_CONFIDENCE == pytest.approx(1.959964, abs=1e-6)
+
+
+# --- the clock, levels and noises ----------------------------------------------------
+def test_a_round_starts_on_a_whole_utc_second_as_perflogs_stamp_them():
+    t = suspects.now()
+    assert t.microsecond == 0 and t.utcoffset() == dt.timedelta(0)
+    assert abs((dt.datetime.now(dt.timezone.utc) - t).total_seconds()) < 2
+
+
+def test_two_nodes_with_history_are_enough_for_levels():
+    '''n0 at 100 and n1 at 110 (their medians): the fleet's median of medians 104.88
+    (geometric: the logs'), each node's level its log's distance from it.'''
+    h = _history({('A', 'n0'): [100.0, 100.0, 100.0], ('A', 'n1'): [110.0, 110.0, 110.0]})
+    levels = suspects.history_levels(h, {'A bw': 'higher'})
+    half = math.log(1.1) / 2
+    assert levels['A bw']['n0'] == pytest.approx((-half, 3), abs=1e-12)
+    assert levels['A bw']['n1'] == pytest.approx((half, 3), abs=1e-12)
+    assert suspects.history_levels(_history({('A', 'n0'): [100.0] * 3}), {'A bw': 'higher'}) == {}
+
+
+def test_a_suspects_first_run_is_no_repetition_and_a_figure_without_runs_has_the_fleets():
+    '''noises(): n0's runs alternate by e^0.0706 (differences +-0.0706); n1, a suspect,
+    came out 30% low at first, then ran at 100 twice. Chosen, its first run is left out:
+    five differences (0.0706 four times, 0 once; median 0, MAD 0.0706), the noise
+    1.4826 x 0.0706 / sqrt 2 = 7.40%; not chosen, its first difference, ln(100/70), is a
+    sixth. B has no run anywhere: its noise is this round's spread across the nodes
+    (MAD 0.1 of 0, 0.1, 0.3).'''
+    session = _history({('A', 'n0'): SWING, ('A', 'n1'): [70.0, 100.0, 100.0]})
+    first = {'A bw': {'n0': math.log(100.0), 'n1': math.log(70.0)},
+             'B bw': {'n0': 0.0, 'n1': 0.1, 'n2': 0.3}, None: {'A bw': 'higher', 'B bw': 'higher'}}
+    chosen = suspects.noises(session, None, first, chosen=('n1',))
+    plain = suspects.noises(session, None, first)
+    assert chosen['A bw'] == suspects.Noise(pytest.approx(0.074014, abs=1e-6), 'repeated runs', 5)
+    assert plain['A bw'].n == 6
+    assert chosen['B bw'] == suspects.Noise(pytest.approx(1.4826 * 0.1), 'fleet spread', 3)
+
+
+# --- update(): each case from its own records ------------------------------------------
+def test_each_undecided_case_takes_its_pairs_runs_and_a_decided_or_unmeasured_one_is_left():
+    '''Three cases of node b beside d: the first decided already (kept as it was), the
+    second on a figure this round did not measure (left untouched), the third measured:
+    its paired run is b's over d's. A round where d measured nothing leaves it too.'''
+    from mdxbench.post.store import records
+
+    nz = suspects.Noise(0.01, 'repeated runs', 12)
+    decided = suspects.Decision('excluded', 3, 0.0, (0.0, 0.0), -9.0, (-2.9, 4.5))
+
+    def case(check, decision=None):
+        return {'key': f'{check} bw', 'check': check, 'better': 'higher', 'why': 'fleet',
+                'runs': [], 'buddy_runs': [], 'x': [], 'decision': decision, 'baseline': 0.0}
+
+    cases = [case('A', decided), case('Q'), case('C')]
+    t1 = dt.datetime(2026, 11, 25, 1, tzinfo=dt.timezone.utc)
+    rows = [{'time': t1.isoformat(), 'system': 's', 'partition': 'p', 'check': c,
+             'perf_var': 'bw', 'value': v, 'unit': 'GB/s', 'better': 'higher', 'nodes': n,
+             'tags': 'acceptance', 'result': 'pass'}
+            for c, n, v in (('A', 'b', 50.0), ('A', 'd', 100.0), ('C', 'b', 80.0),
+                            ('C', 'd', 100.0))]
+    noise = {'A bw': nz, 'Q bw': nz, 'C bw': nz}
+    suspects.update(cases, records.frame(rows), [t1], 'b', 'd', noise, 0.2, SEQ)
+    assert cases[0]['decision'] is decided and cases[0]['x'] == []
+    assert cases[1]['x'] == [] and cases[1]['decision'] is None
+    assert cases[2]['x'] == pytest.approx([math.log(0.8)])
+    assert cases[2]['runs'] == pytest.approx([80.0]) and cases[2]['buddy_runs'] == pytest.approx([100.0])
+    assert cases[2]['lengths'] == [1] and cases[2]['decision'].state == 'undecided'
+    # d measured nothing in the next round: nothing added
+    t2 = t1 + dt.timedelta(hours=1)
+    rows2 = rows + [dict(rows[2], time=t2.isoformat())]
+    suspects.update(cases, records.frame(rows2), [t1, t2], 'b', 'd', noise, 0.2, SEQ)
+    assert len(cases[2]['x']) == 1
+    # nor where b did not: the buddy's run alone is no pair
+    rows3 = rows + [dict(rows[3], time=t2.isoformat())]
+    suspects.update(cases, records.frame(rows3), [t1, t2], 'b', 'd', noise, 0.2, SEQ)
+    assert len(cases[2]['x']) == 1
+
+
+def test_a_buddy_without_an_earlier_level_stands_at_the_fleets_median():
+    '''A history suspect whose buddy has no level of its own: the baseline is the
+    suspect's level against the fleet's median (0), and the error of a level of as many
+    runs as the suspect's: tau = 0.02 sqrt(1/4 + 1/4).'''
+    from mdxbench.post.store import records
+
+    c = {'key': 'A bw', 'check': 'A', 'better': 'higher', 'why': 'history', 'runs': [],
+         'buddy_runs': [], 'x': [], 'decision': None, 'baseline': 0.0, 'level': 0.1,
+         'level_runs': 4, 'levels': {'b': (0.1, 4)}}
+    t1 = dt.datetime(2026, 11, 25, 1, tzinfo=dt.timezone.utc)
+    rows = [{'time': t1.isoformat(), 'system': 's', 'partition': 'p', 'check': 'A',
+             'perf_var': 'bw', 'value': v, 'unit': 'GB/s', 'better': 'higher', 'nodes': n,
+             'tags': 'acceptance', 'result': 'pass'} for n, v in (('b', 90.0), ('d', 100.0))]
+    noise = {'A bw': suspects.Noise(0.02, 'repeated runs', 12)}
+    suspects.update([c], records.frame(rows), [t1], 'b', 'd', noise, 0.2, SEQ)
+    assert c['baseline'] == pytest.approx(0.1)
+    assert c['tau'] == pytest.approx(0.02 * math.sqrt(0.5))
+    assert c['x'] == pytest.approx([math.log(0.9) - 0.1])
+
+
+# --- settle(): the words of lengths and of the baseline ---------------------------------
+def test_the_words_say_which_runs_were_longer_and_a_baseline_known_exactly_says_nothing():
+    longer = dict(_fleet_case(), lengths=[1, 2], x=[-0.3, -0.3])
+    v = {'node': 'n3', 'verdict': 'pass', 'reasons': [], 'keys': []}
+    suspects.settle(v, [longer], 'n4', 0.1, SEQ, None)
+    assert v['reasons'][0].endswith('paired run 2 made up to 2x as long (FioTarget.length_factor)')
+    last = dict(_fleet_case(), lengths=[1, 1, 2])
+    v = {'node': 'n3', 'verdict': 'pass', 'reasons': [], 'keys': []}
+    suspects.settle(v, [last], 'n4', 0.1, SEQ, None)
+    assert v['reasons'][0].endswith('paired run 3 made up to 2x as long (FioTarget.length_factor)')
+    hist = dict(_fleet_case(), why='history', level_runs=5, tau=0.0, lengths=[1, 1],
+                x=[-0.1, -0.07], decision=_decision('undecided', 2, 0.08, 0.01, 0.15),
+                sigma_pair=0.05)
+    v = {'node': 'n3', 'verdict': 'pass', 'reasons': [], 'keys': []}
+    suspects.settle(v, [hist], 'n4', 0.1, SEQ, None)
+    assert v['notes'] == [
+        "FioTarget bandwidth=7.3 GB/s: suspect (27% below its own earlier level, the median "
+        "of 5 run(s)); paired with n4: deficit +8.0% over 2 paired run(s) (95% interval "
+        "+1.0% to +15.0%; negative: better): undecided (alpha 0.01, beta 0.05); noise 2.0% "
+        "from 12 repeated-run differences; its paired runs spread more (5.0%); to decide: "
+        "about 4 paired runs at this noise (5.0% a pair, 2 more than these: "
+        "--max-extra-jobs), or FioTarget run about 2x as long"]
