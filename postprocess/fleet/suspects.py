@@ -319,11 +319,14 @@ def first_run(found):
 def length_factor(meta):
     '''How many times its own length the record's run was (``meta.length.factor``; 1 where
     the record says nothing).'''
+    if not meta:
+        return 1.0
     try:
-        f = float(((json.loads(meta or '{}') or {}).get('length') or {}).get('factor') or 1)
+        f = float(((json.loads(meta) or {}).get('length') or {}).get('factor') or 1)
     except (ValueError, TypeError, AttributeError):
         return 1.0
-    return f if f >= 1 else 1.0
+    # (never shorter than the check's own: a factor below 1 is none)
+    return max(f, 1.0)
 
 
 def _series(df, key_better):
@@ -350,7 +353,7 @@ def _own_length(nodes):
     varies 1/sqrt(f) as much).'''
     out = {}
     for node, s in nodes.items():
-        for _, o, f in sorted(s, key=lambda t: t[0]):
+        for _, o, f in sorted(s):
             out.setdefault((node, f), []).append(o * math.sqrt(f))
     return out
 
@@ -398,7 +401,7 @@ def find(found, effect, history, testable, noise_of=None, alpha=0.01, beta=0.05)
     reading against it is as noisy as the reading itself, and no paired run settles it.'''
     first = first_run(found)
     better = first[None]
-    levels = history_levels(history, better) if history is not None else {}
+    levels = history_levels(history, better)
     cases = {}
     for v in found:
         if v['verdict'] != 'pass' or v['node'] not in testable:

@@ -424,3 +424,69 @@ def test_the_words_say_which_runs_were_longer_and_a_baseline_known_exactly_says_
         "from 12 repeated-run differences; its paired runs spread more (5.0%); to decide: "
         "about 4 paired runs at this noise (5.0% a pair, 2 more than these: "
         "--max-extra-jobs), or FioTarget run about 2x as long"]
+
+
+# --- small readers --------------------------------------------------------------------
+def test_a_shared_error_as_large_as_the_whole_room_leaves_no_number_of_pairs():
+    '''tau = |ln 0.9| / z exactly: the room the test affords is 0 -- no pairs decide
+    (inf), not a division by zero.'''
+    from scipy import stats
+
+    tau = abs(math.log(0.9)) / (stats.norm.ppf(0.99) + stats.norm.ppf(0.95))
+    assert suspects.pairs_to_decide(0.05, 0.1, 0.01, 0.05, tau=tau) == math.inf
+
+
+def test_a_runs_length_factor_is_what_its_record_says_and_never_below_one():
+    def meta(f):
+        return json.dumps({'length': {'factor': f}})
+
+    assert [suspects.length_factor(m) for m in (meta(1.5), meta(4), meta(1), meta(0.5))] == \
+        [1.5, 4.0, 1.0, 1.0]
+    for m in (None, '', 'not json', '[1]', json.dumps({'length': None}), meta('x')):
+        assert suspects.length_factor(m) == 1.0, m
+
+
+def test_series_are_read_with_or_without_metadata_and_scaled_to_the_checks_own_length():
+    '''A run 4x as long varies half as much: its log is scaled by sqrt 4 = 2 so that its
+    differences are those of runs of the check's own length; each length a series.'''
+    import polars as pl
+
+    assert suspects._series(None, {}) == {}
+    h = _history({('A', 'n0'): [100.0, 110.0]}).drop('meta')
+    s = suspects._series(h, {'A bw': 'lower'})
+    assert [o for _, o, f in s['A bw']['n0']] == pytest.approx([-math.log(100), -math.log(110)])
+    long = h.with_columns(pl.lit(json.dumps({'length': {'factor': 4}})).alias('meta'))
+    s = suspects._series(long, {'A bw': 'higher'})
+    assert suspects._own_length(s['A bw']) == {
+        ('n0', 4.0): pytest.approx([2 * math.log(100), 2 * math.log(110)])}
+
+
+def test_a_paired_runs_value_is_given_back_in_its_own_unit():
+    assert suspects._value(math.log(80.0), 'higher') == pytest.approx(80.0)
+    assert suspects._value(-math.log(80.0), 'lower') == pytest.approx(80.0)
+
+
+def _found(**deficits):
+    '''Verdicts of nodes at a median of 100 (higher better) with these deficits.'''
+    return [{'node': n, 'verdict': 'pass', 'reasons': [], 'keys': [],
+             'measurements': [{'check': 'A', 'perf_var': 'bw', 'value': 100 * (1 - d),
+                               'unit': 'GB/s', 'better': 'higher', 'nodes_median': 100.0,
+                               'outlier': False, 'deficit': d}]}
+            for n, d in deficits.items()]
+
+
+def test_a_suspect_is_a_passed_testable_node_at_least_the_effect_below():
+    '''Exactly 10% below at a 10% effect is a suspect (at least the effect); a node that
+    failed already, or that may not be measured again, is none; a figure with no value
+    (0: no log) makes no case, and the next figure of the node still does.'''
+    found = _found(a=0.0, b=0.1, c=0.3, d=0.3, e=0.05, f=0.2)
+    found[2]['verdict'] = 'fail'
+    found[5]['measurements'].insert(0, dict(found[5]['measurements'][0], check='Z', value=0.0))
+    cases = suspects.find(found, 0.1, None, {'a', 'b', 'c', 'e', 'f'})
+    assert sorted(cases) == ['b', 'f']
+    [b] = cases['b']
+    assert b == {'key': 'A bw', 'check': 'A', 'perf_var': 'bw', 'better': 'higher',
+                 'unit': 'GB/s', 'first': 90.0, 'nodes_median': 100.0, 'runs': [],
+                 'buddy_runs': [], 'x': [], 'decision': None, 'baseline': 0.0,
+                 'why': 'fleet', 'deficit_first': 0.1}
+    assert [c['key'] for c in cases['f']] == ['A bw']
