@@ -62,7 +62,7 @@ def noise(series, fleet_logs):
         sigma = SIGMA_PER_MAD * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2)
         if sigma > 0:
             return Noise(sigma, 'repeated runs', len(diffs))
-    logs = np.asarray(fleet_logs, dtype=float)
+    logs = np.asarray(fleet_logs)
     if len(logs) >= 3:
         sigma = SIGMA_PER_MAD * float(np.median(np.abs(logs - np.median(logs))))
         if sigma > 0:
@@ -101,19 +101,18 @@ def decide(x, sigma, effect, alpha, beta, tau=0.0):
     more paired runs do not average away: the test is then on the weighted mean, whose
     variance is ``1 / sum(1 / sigma**2) + tau**2`` (with ``tau`` 0 the same likelihood
     ratio as the sum over the observations).'''
-    x = np.asarray(x, dtype=float)
-    sig = np.broadcast_to(np.asarray(sigma, dtype=float), x.shape)
+    x = np.asarray(x)
+    if not len(x):
+        raise ValueError('decide(): no paired observation to decide on')
+    sig = np.broadcast_to(np.asarray(sigma), x.shape)
     mu1 = math.log(1.0 - effect)
     upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
     n = len(x)
-    if n:
-        w = 1.0 / sig ** 2
-        mean, se = float(np.sum(w * x) / np.sum(w)), float(1.0 / math.sqrt(np.sum(w)))
-    else:
-        mean, se = 0.0, float(np.max(np.asarray(sigma, dtype=float)))
+    w = 1.0 / sig ** 2
+    mean, se = float(np.sum(w * x) / np.sum(w)), float(1.0 / math.sqrt(np.sum(w)))
     if tau:
         se = math.hypot(se, tau)
-        llr = normal_llr(mean, mu1, se) if n else 0.0
+        llr = normal_llr(mean, mu1, se)
     else:
         llr = normal_llr(x, mu1, sig)
     state = 'confirmed' if llr >= upper else 'excluded' if llr <= lower else 'undecided'

@@ -223,7 +223,8 @@ def test_a_suspect_on_one_runs_spread_or_never_measured_again_stays_undecided_an
     spread = dict(_fleet_case(), noise=suspects.Noise(0.02, 'fleet spread', 8), lengths=[1, 1],
                   decision=_decision('undecided', 2, 0.3, 0.25, 0.35))
     lost = dict(_fleet_case(), key='NetperfTcpRR mean_rtt', unit='us', first=90.0,
-                deficit_first=0.15, decision=None, x=[], lengths=[], sigma_pair=None)
+                deficit_first=0.15, decision=None, x=[], sigma_pair=None)
+    del lost['lengths']                 # (update() never saw it)
     v = {'node': 'n3', 'verdict': 'pass', 'reasons': [], 'keys': []}
     suspects.settle(v, [spread, lost], 'n4', 0.1, SEQ, None)
     assert v['verdict'] == 'undecided'
@@ -267,11 +268,11 @@ def test_each_figure_gets_its_deficit_interval_from_its_noise():
     without a known noise, or with no value, gets none.'''
     nz = suspects.Noise(0.02, 'repeated runs', 12)
     found = [{'node': 'n0', 'verdict': 'pass', 'reasons': [],
-              'measurements': [_m('A', 90.0, 100.0), _m('B', 110.0, 100.0, 'lower'),
-                               _m('C', 90.0, 100.0), _m('A', 0.0, 100.0),
+              'measurements': [_m('C', 90.0, 100.0), _m('A', 90.0, 100.0),
+                               _m('B', 110.0, 100.0, 'lower'), _m('A', 0.0, 100.0),
                                _m('A', 90.0, None)]}]
     suspects.explain(found, {'A v': nz, 'B v': nz}, 0.1)
-    a, b, c, zero, nomed = found[0]['measurements']
+    c, a, b, zero, nomed = found[0]['measurements']
     assert a['interval'] == pytest.approx([0.0640201, 0.1345968], abs=1e-7)
     assert b['interval'] == pytest.approx([0.0545657, 0.1258554], abs=1e-7)
     assert a['noise'] == {'sigma': 0.02, 'source': 'repeated runs', 'n': 12}
@@ -286,11 +287,11 @@ def test_each_verdict_says_why_in_one_line():
              {'node': 'c', 'verdict': 'undecided', 'reasons': [], 'measurements': [],
               'suspect': [{'explain': 's1'}, {'explain': 's2'}]},
              {'node': 'd', 'verdict': 'pass', 'reasons': [], 'measurements': [],
-              'suspect': [{'explain': 's3'}]},
+              'suspect': [{'explain': 's3'}, {'explain': 's4'}]},
              {'node': 'e', 'verdict': 'pass', 'reasons': [], 'measurements': [], 'suspect': []}]
     suspects.explain(found, {}, 0.05)
     assert [v['why'] for v in found] == [
-        'not tested: Slurm state drained; x', 'fail: r1; r2', 'undecided: s1; s2', 'pass: s3',
+        'not tested: Slurm state drained; x', 'fail: r1; r2', 'undecided: s1; s2', 'pass: s3; s4',
         "pass: every figure within 5% of the nodes' median and its reference"]
 
 
@@ -490,3 +491,19 @@ def test_a_suspect_is_a_passed_testable_node_at_least_the_effect_below():
                  'buddy_runs': [], 'x': [], 'decision': None, 'baseline': 0.0,
                  'why': 'fleet', 'deficit_first': 0.1}
     assert [c['key'] for c in cases['f']] == ['A bw']
+
+
+def test_runs_that_never_vary_give_no_noise_and_three_nodes_give_a_spread():
+    '''noise(): repeated runs all alike (their differences' MAD 0) would let one pair decide
+    anything: the spread across three nodes stands in (0, 0.1, 0.3: MAD 0.1); nodes all
+    alike give none either; two nodes are no spread.'''
+    same = {'n0': [0.5] * 5}
+    assert suspects.noise(same, [0.0, 0.1, 0.3]) == suspects.Noise(
+        pytest.approx(0.14826), 'fleet spread', 3)
+    assert suspects.noise(same, [0.2, 0.2, 0.2, 0.3]) is None
+    assert suspects.noise({}, [0.0, 0.3]) is None
+
+
+def test_a_decision_needs_a_paired_observation():
+    with pytest.raises(ValueError, match=r'^decide\(\): no paired observation to decide on$'):
+        suspects.decide([], 0.1, 0.2, 0.01, 0.05)
