@@ -127,8 +127,7 @@ def normal_llr(x, mu1, sigma):
     log ratio in closed form, ``mu1 (x - mu1 / 2) / sigma^2`` (scipy's ``logpdf`` twice
     gives the same at twenty times the cost, and the suspects' statistical tests call it
     a hundred thousand times).'''
-    x = np.asarray(x, dtype=float)
-    return float(np.sum(mu1 * (x - mu1 / 2) / np.asarray(sigma, dtype=float) ** 2))
+    return float(np.sum(mu1 * (np.asarray(x) - mu1 / 2) / np.asarray(sigma) ** 2))
 
 
 def pairs_to_decide(sigma_pair, effect, alpha, beta, tau=0.0):
@@ -415,7 +414,8 @@ def find(found, effect, history, testable, noise_of=None, alpha=0.01, beta=0.05)
                     'nodes_median': m['nodes_median'], 'runs': [], 'buddy_runs': [], 'x': [],
                     'decision': None, 'baseline': 0.0}
             fleet_now = o - float(np.median(list(first[key].values())))
-            own, runs = levels.get(key, {}).get(v['node'], (None, 0))
+            level = levels.get(key, {}).get(v['node'])
+            own, runs = level if level else (None, None)
             nz = (noise_of or {}).get(key)
             if own is not None and (nz is None or nz.source != 'repeated runs' or
                                     not level_decidable(level_error(nz.sigma, runs, float(
