@@ -500,3 +500,18 @@ def test_a_worst_pair_is_named_only_where_the_record_says_it():
     assert verdicts.worst_pair(json.dumps({'worst_pair': {'h2d': '0-3'}}), 'd2h') == ''
     for meta in (None, '', '{}', 'not json', '[1]', json.dumps({'worst_pair': None})):
         assert verdicts.worst_pair(meta, 'h2d') == '', meta
+
+
+def test_gross_by_default_three_nodes_suffice_and_equal_reasons_go_by_figure_name():
+    '''Nodes that agree exactly (MAD 0) and one at 40: gross (60% below) with gross left
+    to its default (None); of three nodes the gross flag is set too; one node failing two
+    figures of one check equally lists them by the figures' names.'''
+    v = {x['node']: x for x in verdicts.judge(_triad({'n0': 100.0, 'n1': 100.0, 'n2': 100.0,
+                                                       'n3': 40.0}), gross=None)}
+    assert v['n3']['verdict'] == 'fail' and v['n3']['measurements'][0]['gross']
+    three = {x['node']: x for x in verdicts.judge(_triad({'n0': 160.0, 'n1': 161.0, 'n2': 60.0}))}
+    assert three['n2']['measurements'][0]['gross'] is True
+    base = {f'n{i}': 160.0 + i * 0.2 for i in range(6)}
+    two = rows(base | {'n3': 100.0}, var='b') + rows(base | {'n3': 100.0}, var='a')
+    v = {x['node']: x for x in verdicts.judge(records.frame(two))}
+    assert v['n3']['keys'] == ['BabelStreamOmp a', 'BabelStreamOmp b']
