@@ -48,8 +48,9 @@ LATEST = ['nodes', 'check', 'perf_var', 'unit', 'better']
 def acceptance_records(df):
     '''The acceptance records of one node each, the check named without the per-node
     parameter ReFrame's --distribute adds (the same case on every node).'''
-    return df.filter(has_tag('acceptance') & (pl.col('nodes').fill_null('') != '')) \
-             .filter(~pl.col('nodes').str.contains(',')) \
+    # (a record without nodes is dropped too: Polars' filter keeps only where true)
+    return df.filter(has_tag('acceptance') & (pl.col('nodes') != '')
+                     & ~pl.col('nodes').str.contains(',')) \
              .with_columns(pl.col('check').str.replace_all(NID_PARAM, ''))
 
 
