@@ -658,3 +658,32 @@ def test_the_xid_scripts_refusals_and_the_counts_of_each_gpu(fixture_text):
     # a log that could not be read counts nothing, whatever lines came with it
     nobody = nvsmi.parse_xid(on_ours + fixture_text(GPU + 'gpu-xid-nobody-debian12-vm.out'))
     assert nvsmi.xid_per_gpu([g], nobody) == [] and g['health'] == {'xid': None, 'xid_codes': []}
+
+
+def test_the_topology_of_eight_gpus_each_link_where_it_is(fixture_text):
+    '''The 8-GPU matrix (derived: gpu/derive.py, its PHB links an assumption) read cell by
+    cell; one link made NV18 between GPU3 and GPU5 is read at (3, 5) and (5, 3) alone; a
+    link in lower case is no link nvidia-smi prints; a row with its links and no affinity
+    columns is read, its affinity unknown.'''
+    text = fixture_text(GPU + 'nvidia-smi-topo-8gpu.out')
+    t = nvsmi.parse_topo(text)
+    assert t['gpus'] == [f'GPU{i}' for i in range(8)]
+    assert t['links'] == {(i, j): 'X' if i == j else 'PHB' for i in range(8) for j in range(8)}
+    assert t['cpu_affinity'] == {i: '0-15' for i in range(8)}
+    assert t['numa_affinity'] == {i: '0' for i in range(8)}
+    lines = text.splitlines(keepends=True)
+    for i, j in ((3, 5), (5, 3)):
+        cells = lines[1 + i].split('\t')
+        cells[1 + j] = 'NV18'
+        lines[1 + i] = '\t'.join(cells)
+    nv = nvsmi.parse_topo(''.join(lines))['links']
+    assert {k for k, v in nv.items() if v == 'NV18'} == {(3, 5), (5, 3)}
+    assert nv[(3, 4)] == nv[(5, 6)] == 'PHB'
+    lower = text.replace('GPU2\tPHB', 'GPU2\tphb', 1)
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_topo(lower)
+    assert str(err.value) == "nvidia-smi topo -m: GPU2 to GPU0: link 'phb' not understood"
+    one = fixture_text(GPU + 'nvidia-smi-topo-h200.out')
+    row = next(ln for ln in one.splitlines() if ln.startswith('GPU0'))
+    bare = nvsmi.parse_topo(one.replace(row, 'GPU0\t X '))
+    assert bare['links'] == {(0, 0): 'X'} and bare['cpu_affinity'] == {0: None}

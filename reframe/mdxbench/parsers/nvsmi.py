@@ -79,7 +79,7 @@ def conformance(gpus, declared):
     for g in gpus:
         who = f"GPU {g['index']} ({g.get('pci.bus_id')})"
         want = declared.get('model')
-        if want and (g.get('name') or '') != want:
+        if want and g.get('name') != want:
             out.append(f"{who}: model {g.get('name')!r}, {want!r} declared")
         want = declared.get('memory_mib')
         if want and (g.get('memory.total') or 0) < want:
@@ -88,9 +88,9 @@ def conformance(gpus, declared):
         want = declared.get('driver')
         if want and g.get('driver_version') != str(want):
             out.append(f"{who}: driver {g.get('driver_version')}, {want} declared")
-        for key, field, what in (('persistence', 'persistence_mode', 'persistence mode'),
-                                 ('ecc', 'ecc.mode.current', 'ECC'),
-                                 ('mig', 'mig.mode.current', 'MIG mode')):
+        for key, field, what in (('mig', 'mig.mode.current', 'MIG mode'),
+                                 ('persistence', 'persistence_mode', 'persistence mode'),
+                                 ('ecc', 'ecc.mode.current', 'ECC')):
             want = declared.get(key)
             if want is None:
                 continue
@@ -181,8 +181,8 @@ def parse_topo(text):
     gpus = [c for c in cols if re.fullmatch(r'GPU\d+', c)]
     out = {'gpus': gpus, 'links': {}, 'cpu_affinity': {}, 'numa_affinity': {}}
     for ln in lines[lines.index(head) + 1:]:
-        cells = [c.strip() for c in ln.split('\t')]
-        if not re.fullmatch(r'GPU\d+', cells[0] if cells else ''):
+        cells = [c.strip() for c in ln.split('\t')]       # (never empty: [''] at least)
+        if not re.fullmatch(r'GPU\d+', cells[0]):
             continue
         i = gpus.index(cells[0])
         require(len(cells) >= len(gpus) + 1, f'nvidia-smi topo -m: row {cells[0]} has '
