@@ -687,3 +687,85 @@ def test_the_topology_of_eight_gpus_each_link_where_it_is(fixture_text):
     row = next(ln for ln in one.splitlines() if ln.startswith('GPU0'))
     bare = nvsmi.parse_topo(one.replace(row, 'GPU0\t X '))
     assert bare['links'] == {(0, 0): 'X'} and bare['cpu_affinity'] == {0: None}
+
+
+# --- nvidia-smi -q -x: refusals and the health counters, on the real report altered -------
+def _xml(fixture_text):
+    return fixture_text(GPU + 'nvidia-smi-q-h200.xml')
+
+
+def _one(text, old, new):
+    assert text.count(old) >= 1, old
+    return text.replace(old, new, 1)
+
+
+def test_the_xml_reports_refusals_name_what_and_where(fixture_text):
+    text = _xml(fixture_text)
+    gpu = text[text.index('\t<gpu id='):text.index('</gpu>') + len('</gpu>\n')]
+    name = '<product_name>NVIDIA H200</product_name>'
+    for bad, says in (
+            (None, 'nvidia-smi -q -x output is empty'), ('', 'nvidia-smi -q -x output is empty'),
+            ('\n  \n', 'nvidia-smi -q -x output is empty'),
+            (text.replace('nvidia_smi_log>', 'other_log>'),
+             'nvidia-smi -q -x: root element <other_log>, expected <nvidia_smi_log>'),
+            (_one(text, name, ''), 'nvidia-smi -q -x, GPU 0 (00000000:00:06.0): no '
+                                   'product_name or pci_bus_id'),
+            (text.replace(gpu, ''), 'nvidia-smi -q -x lists no <gpu>'),
+            (_one(text, '<replay_counter>0</replay_counter>', '<replay_counter>lots</replay_counter>'),
+             "nvidia-smi -q -x, GPU 0 (00000000:00:06.0): <pci/replay_counter> = 'lots': "
+             'expected a count')):
+        with pytest.raises(ParseError) as err:
+            nvsmi.parse_xml(bad)
+        assert str(err.value) == says, bad
+    eight = fixture_text(GPU + 'nvidia-smi-q-8gpu.xml')
+    last = eight[eight.rindex('\t<gpu id='):eight.rindex('</gpu>') + len('</gpu>\n')]
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_xml(eight.replace(last, ''))
+    assert str(err.value) == 'nvidia-smi -q -x: attached_gpus 8, 7 <gpu> listed (cut?)'
+    # a report that names no count of GPUs is taken as it lists them
+    assert len(nvsmi.parse_xml(_one(text, '<attached_gpus>1</attached_gpus>', ''))) == 1
+
+
+def test_a_gpu_without_its_pci_bus_id_element_is_named_by_its_id(fixture_text):
+    text = _one(_xml(fixture_text), '<pci_bus_id>00000000:00:06.0</pci_bus_id>', '<pci_bus_id/>')
+    [g] = nvsmi.parse_xml(text)
+    assert g['pci.bus_id'] == '00000000:00:06.0'
+    [g] = nvsmi.parse_xml(_one(text, '<gpu id="00000000:00:06.0">', '<gpu id="00000000:00:07.0">'))
+    assert g['pci.bus_id'] == '00000000:00:07.0'
+
+
+def test_each_health_counter_is_read_where_nvidia_smi_writes_it(fixture_text):
+    '''Counts are summed over their elements (volatile SRAM parity 1 and DRAM 2: 3),
+    flags read Yes or Active as 1, a power limit below its default is said; older drivers'
+    names (clocks_throttle_reasons, power_readings) read the same; an element N/A or
+    absent counts as not reported.'''
+    text = _xml(fixture_text)
+    vol = text[text.index('<volatile>'):text.index('</volatile>')]
+    hot = vol.replace('<sram_uncorrectable_parity>0', '<sram_uncorrectable_parity>1') \
+             .replace('<dram_uncorrectable>0', '<dram_uncorrectable>2')
+    text = text.replace(vol, hot)
+    for old, new in (('<remapped_row_unc>0', '<remapped_row_unc>3'),
+                     ('<remapped_row_pending>No', '<remapped_row_pending>Yes'),
+                     ('<clocks_event_reason_hw_slowdown>Not Active',
+                      '<clocks_event_reason_hw_slowdown>Active'),
+                     ('<replay_counter>0', '<replay_counter>7'),
+                     ('<current_power_limit>700.00 W', '<current_power_limit>600.00 W')):
+        text = _one(text, old, new)
+    [g] = nvsmi.parse_xml(text)
+    h = g['health']
+    assert (h['ecc_volatile_uncorrectable'], h['ecc_aggregate_uncorrectable']) == (3, 0)
+    assert (h['remapped_rows_uncorrectable'], h['remapped_rows_pending'],
+            h['remapped_rows_failure']) == (3, 1, 0)
+    assert (h['hw_slowdown'], h['hw_thermal_slowdown'], h['pcie_replays']) == (1, 0, 7)
+    assert (h['power_limit_below_default'], h['power_limit_w'], h['default_power_limit_w']) == \
+        (1, 600.0, 700.0)
+    old = text.replace('clocks_event_reason', 'clocks_throttle_reason') \
+              .replace('gpu_power_readings>', 'power_readings>') \
+              .replace('current_power_limit>', 'power_limit>')
+    [o] = nvsmi.parse_xml(old)
+    assert o['health'] == h
+    gone = _one(_xml(fixture_text), '<current_power_limit>700.00 W</current_power_limit>', '')
+    [n] = nvsmi.parse_xml(gone.replace('<remapped_row_pending>No</remapped_row_pending>',
+                                       '<remapped_row_pending>N/A</remapped_row_pending>'))
+    assert n['health']['power_limit_below_default'] is None and 'power_limit_w' not in n['health']
+    assert n['health']['remapped_rows_pending'] is None

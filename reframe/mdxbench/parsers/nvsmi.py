@@ -118,7 +118,7 @@ def _text(node, path):
     if found is None or found.text is None:
         return None
     text = found.text.strip()
-    return None if text in _MISSING or text == 'N/A' else text
+    return None if text in _MISSING else text
 
 
 def parse_xml(text):
