@@ -40,7 +40,8 @@ def parse_query(text):
     # (nvidia-smi's own failure -- "NVIDIA-SMI has failed ...", "No devices were found" --
     # is refused as no header, its first line quoted)
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    rows = list(csv.reader(io.StringIO('\n'.join(lines)), skipinitialspace=True))
+    # (nvidia-smi joins fields with ", " and quotes none: each is stripped below)
+    rows = list(csv.reader(io.StringIO('\n'.join(lines))))
     header = [re.sub(r'\s*\[[^]]*\]$', '', h.strip()) for h in rows[0]]
     require('name' in header and 'pci.bus_id' in header,
             f'nvidia-smi: the first line {lines[0]!r} is not a --format=csv header naming '
