@@ -769,3 +769,34 @@ def test_each_health_counter_is_read_where_nvidia_smi_writes_it(fixture_text):
                                        '<remapped_row_pending>N/A</remapped_row_pending>'))
     assert n['health']['power_limit_below_default'] is None and 'power_limit_w' not in n['health']
     assert n['health']['remapped_rows_pending'] is None
+
+
+def test_a_counter_missing_in_part_is_the_sum_of_what_is_there_and_fields_keep_their_type(
+        fixture_text):
+    text = _xml(fixture_text)
+    vol = text[text.index('<volatile>'):text.index('</volatile>')]
+    part = vol.replace('<dram_uncorrectable>0</dram_uncorrectable>', '') \
+              .replace('<sram_uncorrectable_secded>0', '<sram_uncorrectable_secded>4')
+    [g] = nvsmi.parse_xml(text.replace(vol, part))
+    assert g['health']['ecc_volatile_uncorrectable'] == 4
+    [g] = nvsmi.parse_xml(_one(text, '<vbios_version>96.00.A5.00.1A</vbios_version>', ''))
+    assert g['vbios_version'] is None and g['pcie.link.width.max'] == 16
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_xml(_one(text, '<total>143771 MiB</total>', '<total>lots MiB</total>'))
+    assert str(err.value) == ("nvidia-smi -q -x, GPU 0 (00000000:00:06.0): memory.total = "
+                              "'lots MiB': expected a number")
+    csv = fixture_text(GPU + 'nvidia-smi-query-h200.csv').replace('700.00 W', '350.50 W')
+    [q] = nvsmi.parse_query(csv)
+    assert q['power.limit'] == 350.5 and isinstance(q['memory.total'], int)
+
+
+def test_a_site_threshold_on_a_counter_nvidia_smi_has_not_is_refused_naming_the_known():
+    with pytest.raises(ParseError) as err:
+        nvsmi.health_failures([], {'ecc_volatile_uncorrectable': 0, 'hot': 1, 'cold': 0})
+    assert str(err.value) == (
+        'extras.gpu_health: unknown counter(s) cold, hot; known: ecc_aggregate_uncorrectable, '
+        'ecc_volatile_uncorrectable, hw_power_brake_slowdown, hw_slowdown, '
+        'hw_thermal_slowdown, pcie_replays, power_limit_below_default, '
+        'remapped_rows_failure, remapped_rows_pending, remapped_rows_uncorrectable, '
+        'retired_pages, retired_pages_pending, sram_threshold_exceeded, '
+        'sw_thermal_slowdown, xid')

@@ -155,7 +155,8 @@ def parse_xml(text):
             'compute_mode': _text(g, 'compute_mode'),
         }
         require(raw['name'] and raw['pci.bus_id'], f'{where}: no product_name or pci_bus_id')
-        gpu = {f: (None if v is None else _value(f, v.rstrip('x'), where))
+        # (a link width "16x" reads as 16: _value takes a number and its unit)
+        gpu = {f: (None if v is None else _value(f, v, where))
                for f, v in raw.items()}
         gpu['health'] = _health(g, where)
         gpus.append(gpu)
@@ -327,7 +328,7 @@ def parse_xid(text):
 
 def bus_key(bus_id):
     '''(domain, bus, device) of a bus id as nvidia-smi prints it (``00000000:3B:00.0``).'''
-    m = re.match(r'^([0-9a-fA-F]+):([0-9a-fA-F]+):([0-9a-fA-F]+)', bus_id or '')
+    m = bus_id and re.match(r'^([0-9a-fA-F]+):([0-9a-fA-F]+):([0-9a-fA-F]+)', bus_id)
     require(m, f'bus id {bus_id!r} not understood')
     return tuple(int(x, 16) for x in m.group(1, 2, 3))
 
