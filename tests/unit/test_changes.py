@@ -218,3 +218,32 @@ def test_a_step_smaller_than_three_percent_is_no_change_point_however_clear(fact
     assert (len(cps) == 1) is found, cps
     if found:
         assert cps[0]['run'] == 31 and cps[0]['effect'] == pytest.approx(factor - 1, abs=0.005)
+
+
+def test_each_tuning_the_scan_is_given_is_the_one_it_uses():
+    '''A 6% step at 1% noise (run 31 of 60): found with the defaults; not with a minimum
+    effect of 10%, a penalty of 500, a p-value of 1e-30, nor segments of 40 runs at least
+    (no 40 runs on either side of run 31).'''
+    x = gauss(100, 60, cv=0.01, seed=3)
+    x[30:] *= 0.94
+    df = records.frame(rows(x))
+    _, found = changes.scan(df)
+    assert [c['index'] for c in found] == [30]
+    for kw in ({'min_effect': 0.10}, {'penalty': 500.0}, {'max_pvalue': 1e-30},
+               {'min_size': 40}):
+        assert changes.scan(df, **kw)[1] == [], kw
+
+
+def test_change_points_come_in_the_order_of_their_series():
+    '''Forty series (checks C00..C39, in reverse order in the table), each with a step:
+    the scan lists them in the order of the series' keys, whatever the records' order; a
+    series without an environment (an older record) after those with one.'''
+    x = gauss(100, 30, cv=0.005, seed=99)
+    x[15:] *= 0.8
+    recs = [dict(r, environ=None) for r in rows(x, check='A')]
+    for k in reversed(range(40)):
+        x = gauss(100, 30, cv=0.005, seed=k)
+        x[15:] *= 0.8
+        recs += rows(x, check=f'C{k:02d}')
+    _, found = changes.scan(records.frame(recs))
+    assert [c['check'] for c in found] == [f'C{k:02d}' for k in range(40)] + ['A']
