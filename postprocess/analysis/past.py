@@ -147,8 +147,8 @@ class Past:
 
     @classmethod
     def empty(cls):
-        schema = dict(FRAME, **{c: t for c, t in SUMMARY_SCHEMA.items()
-                                if c not in FRAME and c in chunked.SUMMARY})
+        # (the summary's own columns: every one of chunked.SUMMARY but its cut)
+        schema = dict(FRAME, **SUMMARY_SCHEMA)
         return cls(pl.DataFrame(schema=schema), np.zeros(0), np.zeros(0, dtype=np.uint64), {})
 
     @classmethod
@@ -222,13 +222,13 @@ class Past:
         osids = self.series['_sid'].to_numpy()
         every = np.union1d(osids, sids[starts]).astype(np.uint64)
         _, (o_start, o_n) = align(every, osids, self.series['start'].to_numpy(),
-                                  self.series['n'].to_numpy().astype(np.int64))
+                                  self.series['n'].to_numpy())
         _, (a_start, a_n) = align(every, sids[starts], starts, ns)
         values, at = interleave(np.asarray(self.values), o_start, o_n, d['value'].to_numpy(),
                                 a_start, a_n)
         locs, _ = interleave(np.asarray(self.locs), o_start, o_n, d['_loc'].to_numpy(), a_start,
                              a_n)
-        series = pl.DataFrame({'_sid': every, 'start': at.astype(np.int64),
+        series = pl.DataFrame({'_sid': every, 'start': at,           # (int64 already)
                                **figures(values, at, o_n + a_n)}, schema_overrides=FRAME)
         # the summary of all the runs: the old past's and the new ones' (all before the cut)
         new = chunked.summarize(d, cut).drop('cut')

@@ -212,5 +212,23 @@ def test_a_month_that_ends_extends_the_past_as_making_it_again_would(tmp_path, m
         (tmp_path / 'again').mkdir(exist_ok=True)
         again = past.Past.make(tmp_path / 'again', pl.concat(every), [], cut)
         assert grown.series.equals(again.series)
+        # (equals() compares values only): the same types, the declared ones
+        assert grown.series.schema == again.series.schema
+        assert {c: again.series.schema[c] for c in past.FRAME} == past.FRAME
         assert np.array_equal(grown.values, again.values) and \
             np.array_equal(grown.locs, again.locs)
+        assert (grown.values.dtype, grown.locs.dtype) == (again.values.dtype, again.locs.dtype)
+
+
+def test_an_empty_past_has_every_column_and_no_run():
+    '''The past of a chunk with no run before the cut: the per-series frame's columns
+    (FRAME's, then the site summary's others, each of its declared type), no value, no
+    place, no file.'''
+    e = past.Past.empty()
+    want = dict(past.FRAME, **{c: t for c, t in past.SUMMARY_SCHEMA.items()
+                               if c in chunked.SUMMARY and c not in past.FRAME})
+    assert dict(e.series.schema) == want and e.series.height == 0
+    assert list(want)[:len(past.FRAME)] == list(past.FRAME)
+    # every column of the site's summary but its cut (the past's own)
+    assert set(want) == set(past.FRAME) | (set(chunked.SUMMARY) - {'cut'})
+    assert (len(e.values), len(e.locs), e.locs.dtype, e.files) == (0, 0, np.uint64, {})
