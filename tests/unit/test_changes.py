@@ -247,3 +247,18 @@ def test_change_points_come_in_the_order_of_their_series():
         recs += rows(x, check=f'C{k:02d}')
     _, found = changes.scan(records.frame(recs))
     assert [c['check'] for c in found] == [f'C{k:02d}' for k in range(40)] + ['A']
+
+
+def test_what_the_user_tuned_is_passed_on_and_nothing_else():
+    assert changes.tuning() == {}
+    assert changes.tuning(penalty=8.0) == {'penalty': 8.0}
+    assert changes.tuning(min_effect=0.05, max_pvalue=0.001) == {'min_effect': 0.05,
+                                                                 'max_pvalue': 0.001}
+
+
+def test_a_scans_summary_counts_its_regressions_and_the_series_it_read():
+    df = records.frame(rows(gauss(100, 10)) + rows(gauss(50, 10), check='Other') +
+                       rows(gauss(50, 10), check='Other', environ='mkl'))
+    cps = [{'verdict': 'regression'}, {'verdict': 'improvement'}, {'verdict': 'regression'}]
+    assert changes.summary(df, cps) == {'change_points': cps, 'regressions': 2, 'series': 3}
+    assert changes.summary(7, []) == {'change_points': [], 'regressions': 0, 'series': 7}

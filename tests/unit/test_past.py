@@ -232,3 +232,39 @@ def test_an_empty_past_has_every_column_and_no_run():
     # every column of the site's summary but its cut (the past's own)
     assert set(want) == set(past.FRAME) | (set(chunked.SUMMARY) - {'cut'})
     assert (len(e.values), len(e.locs), e.locs.dtype, e.files) == (0, 0, np.uint64, {})
+
+
+def test_columns_are_aligned_on_every_series_zero_where_absent():
+    every = np.array([1, 2, 5, 9], dtype=np.uint64)
+    has, (a, b) = past.align(every, np.array([2, 5], dtype=np.uint64), np.array([10, 20]),
+                             np.array([7, 8]))
+    assert has.tolist() == [False, True, True, False]
+    assert a.tolist() == [0, 10, 20, 0] and b.tolist() == [0, 7, 8, 0]
+    has, (c,) = past.align(np.array([1, 2], dtype=np.uint64), np.array([2], dtype=np.uint64),
+                           np.array([10]))
+    assert has.tolist() == [False, True] and c.tolist() == [0, 10]
+
+
+def test_a_kept_past_is_taken_only_while_its_files_are_there_unchanged(tmp_path):
+    '''Past.load: told which files are there (present) and which were routed again
+    (fresh, by source id), it trusts that and looks at no file; told nothing, it compares
+    each file's size and modification time.'''
+    part = tmp_path / 'part'
+    part.mkdir()
+    for name in ('1-0.arrow', '2-0.arrow'):
+        (part / name).write_bytes(b'x')
+    cut = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+    made = past.Past._keep(part, pl.DataFrame({'_sid': [0]}), np.array([1.0]),
+                           np.array([0], dtype=np.uint64),
+                           {n: past._stamp(part / n) for n in ('1-0.arrow', '2-0.arrow')}, cut)
+    assert set(made.files) == {'1-0.arrow', '2-0.arrow'}
+    names = {'1-0.arrow', '2-0.arrow'}
+    assert past.Past.load(part, cut, names, set()) is not None
+    assert past.Past.load(part, cut, names, {'2'}) is None            # routed again
+    assert past.Past.load(part, cut, {'1-0.arrow'}, set()) is None    # gone
+    assert past.Past.load(part, cut) is not None                      # stamps checked
+    assert past.Past.load(part, cut + dt.timedelta(days=30)) is None  # another cut
+    (part / '2-0.arrow').write_bytes(b'xy')                           # changed
+    assert past.Past.load(part, cut) is None
+    assert past.Past.load(part, cut, names, set()) is not None        # (told, not looked at)
+    assert past.Past.load(part, cut, names, None) is None             # not told: looked at
