@@ -119,6 +119,7 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     first = ScanCopy(keep).manifest['last']
     pasts = sorted(keep.glob(f'*/{past.META}'))
     assert len(pasts) == ScanCopy(keep).manifest['chunks'] >= 3
+    made = [p.stat().st_mtime_ns for p in pasts]            # the first night's
     assert first['read'] == first['series'] == 240          # a first scan reads them all
     # one record batch each: read through a memory map, not copied
     assert all(pa.ipc.open_file(pa.memory_map(str(p.with_name(past.RUNS))))
@@ -129,7 +130,6 @@ def test_the_next_night_reads_the_past_of_few_series_and_finds_what_a_full_scan_
     stepped = len({tuple(c[k] for k in changes.SERIES) for c in got})
     # the series with a change point, and a few the bound could not spare
     assert stepped <= last['read'] <= stepped + 24, (last, stepped)
-    made = [p.stat().st_mtime_ns for p in pasts]
     _keys_are_gathered(keep)
     _latest_is_kept(keep)
     assert [p.stat().st_mtime_ns for p in sorted(keep.glob(f'*/{past.META}'))] == made, \
