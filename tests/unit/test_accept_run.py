@@ -117,10 +117,11 @@ class Jobs:
     GFLOP/s the only tokens changed (the figures of the scenario: test input), and an
     empty ReFrame report -- so that accept.run judges, retests, confirms and pairs as it
     does after real jobs. ``values``: {node: [the figure of its 1st, 2nd, ... run]}.'''
-    def __init__(self, values):
+    def __init__(self, values, dead=()):
         lines = (MAIN / 'local' / 'debug' / 'HpccHpl.log').read_text().splitlines()
         self.head, self.line = lines[0], lines[1]
         self.values, self.calls, self.next_id, self.clock = values, [], 100, 0
+        self.dead = set(dead)       # (node, call): a job that died, leaving nothing
 
     def _write(self, out, nodes, reframe_args):
         log = out / 'perflogs' / 'local' / 'debug' / 'HpccHpl.log'
@@ -129,6 +130,10 @@ class Jobs:
             log.write_text(self.head + '\n')
         ids = {}
         for node in nodes:
+            if (node, len(self.calls)) in self.dead:
+                ids[node] = str(self.next_id)
+                self.next_id += 1
+                continue
             self.clock += 10
             f = self.line.split('|')
             f[0] = self.at(self.clock).isoformat()
@@ -219,3 +224,21 @@ def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
     assert out.noise['HpccHpl gflops'].source == 'repeated runs'
     assert said[0] == 'mdxbench accept: suspects measured again with n3, in one job: n2'
     assert [x['verdict'] for n, x in v.items() if n != 'n2'] == ['pass'] * 6
+
+
+def test_a_node_whose_job_died_then_measured_low_fails_on_nothing_that_failed_twice(
+        tmp_path, monkeypatch):
+    '''n1's first job leaves nothing (no record, no report): n1 fails on its job. Measured
+    again it is a gross outlier on HPL: another failure than the first, so nothing failed
+    twice -- n1 passes, the HPL reason kept as not repeated.'''
+    values = {f'n{i}': [101.0 + i * 0.1] for i in range(6)}
+    values['n1'] = [40.0]
+    fake = Jobs(values, dead={('n1', 0)})
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
+    out = accept.run(plan, tmp_path, [], '10:00', [], {}, retests=1, log=lambda *a: None)
+    v = {x['node']: x for x in out.verdicts}
+    assert v['n1']['verdict'] == 'pass', v['n1']
+    assert v['n1']['unconfirmed'] == ["HpccHpl gflops=40 GFLOPS: outlier (nodes' median 101.2)"]
+    assert v['n1']['earlier'][0].startswith('job 101 (')
+    assert fake.calls[1][0] == ['n1']
