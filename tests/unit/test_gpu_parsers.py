@@ -800,3 +800,9 @@ def test_a_site_threshold_on_a_counter_nvidia_smi_has_not_is_refused_naming_the_
         'remapped_rows_failure, remapped_rows_pending, remapped_rows_uncorrectable, '
         'retired_pages, retired_pages_pending, sram_threshold_exceeded, '
         'sw_thermal_slowdown, xid')
+
+
+def test_a_mode_not_declared_is_not_checked_and_the_next_one_still_is(fixture_text):
+    [g] = nvsmi.parse_query(fixture_text(GPU + 'nvidia-smi-query-h200.csv'))
+    assert nvsmi.conformance([g], {'ecc': False}) == [
+        'GPU 0 (00000000:00:06.0): ECC Enabled, Disabled declared']
