@@ -162,10 +162,12 @@ class Jobs:
 
     def run(self, p, out, reframe_args=(), time_limit='30:00', files=None, log=print,
             progress=None, what='nodes'):
+        self.given = getattr(self, 'given', []) + [(time_limit, files, log, progress, what)]
         return self._write(out, p.testable, reframe_args)
 
     def run_round(self, p, nodes, out, reframe_args=(), time_limit='30:00', files=None,
                   log=print, name='round', progress=None):
+        self.given = getattr(self, 'given', []) + [(time_limit, files, log, progress, name)]
         fig = self._write(out, nodes, reframe_args)
         return dict(fig, jobs=1, max_in_queue=1)
 
@@ -180,8 +182,13 @@ def test_a_node_that_fails_once_is_measured_again_and_fails_only_on_what_failed_
     fake = Jobs(values)
     monkeypatch.setattr(accept.jobs, 'run', fake.run)
     plan = jobs.Plan('local', 'debug', 'debug', list(values), {'n9': 'drained'}, [], 8)
-    said = []
-    out = accept.run(plan, tmp_path, ['-x'], '10:00', [], {}, retests=1, log=said.append)
+    said, progress = [], object()
+    out = accept.run(plan, tmp_path, ['-x'], '10:00', ['checks/a.py'], {}, retests=1,
+                     log=said.append, progress=progress)
+    # each job gets the run's time limit, check files, log and progress, and says what
+    assert fake.given == [('10:00', ['checks/a.py'], said.append, progress, 'nodes'),
+                          ('10:00', ['checks/a.py'], said.append, progress,
+                           'nodes measured again')]
     v = {x['node']: x for x in out.verdicts}
     assert {n: x['verdict'] for n, x in v.items()} == {
         'n0': 'pass', 'n1': 'pass', 'n2': 'pass', 'n3': 'pass', 'n4': 'pass', 'n5': 'fail',
@@ -211,7 +218,7 @@ def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
     monkeypatch.setattr(accept._suspects, 'now', fake.now)
     plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
     said = []
-    out = accept.run(plan, tmp_path, [], '10:00', [], {}, retests=1, log=said.append,
+    out = accept.run(plan, tmp_path, [], '10:00', ['c.py'], {}, retests=1, log=said.append,
                      sequential=accept.Sequential(max_extra_jobs=4))
     v = {x['node']: x for x in out.verdicts}
     assert v['n2']['verdict'] == 'fail' and v['n2']['before_suspects'] == 'pass'
@@ -220,6 +227,8 @@ def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
     assert 'deficit of 10% or more confirmed' in v['n2']['reasons'][0]
     rounds = fake.calls[1:]
     assert 2 <= len(rounds) <= 4 and all(c == (['n2', 'n3'], []) for c in rounds)
+    assert [g[4] for g in fake.given[1:]] == [f'round-{k}' for k in range(1, len(rounds) + 1)]
+    assert all(g[:3] == ('10:00', ['c.py'], said.append) for g in fake.given)
     assert out.jobs == 7 + len(rounds) and out.max_in_queue == 7
     assert out.noise['HpccHpl gflops'].source == 'repeated runs'
     assert said[0] == 'mdxbench accept: suspects measured again with n3, in one job: n2'
