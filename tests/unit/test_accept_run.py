@@ -251,3 +251,19 @@ def test_a_node_whose_job_died_then_measured_low_fails_on_nothing_that_failed_tw
     assert v['n1']['unconfirmed'] == ["HpccHpl gflops=40 GFLOPS: outlier (nodes' median 101.2)"]
     assert v['n1']['earlier'][0].startswith('job 101 (')
     assert fake.calls[1][0] == ['n1']
+
+
+def test_with_no_suspect_each_node_says_why_it_passed_and_no_round_runs(tmp_path, monkeypatch):
+    values = {f'n{i}': [101.0 + i * 0.1] for i in range(6)}
+    fake = Jobs(values)
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    monkeypatch.setattr(accept.jobs, 'run_round', lambda *a, **k: pytest.fail('a round ran'))
+    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
+    out = accept.run(plan, tmp_path, [], '10:00', [], {'min_effect': 0.05}, retests=1,
+                     log=lambda *a: None, sequential=accept.Sequential(max_extra_jobs=2))
+    assert [v['why'] for v in out.verdicts] == [
+        "pass: every figure within 5% of the nodes' median and its reference"] * 6
+    # one run each: the noise is the nodes' spread (MAD 0.15 of 101.0..101.5, in logs)
+    nz = out.noise['HpccHpl gflops']
+    assert (nz.source, nz.n) == ('fleet spread', 6) and 0.001 < nz.sigma < 0.003
+    assert out.jobs == 6 and out.passed
