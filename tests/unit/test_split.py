@@ -529,3 +529,29 @@ def test_an_effect_whose_interval_straddles_none_and_the_tolerance_is_unclear():
 def test_the_reason_names_the_verdict_first(old, new, head):
     r = verdict.decide(old, new, 10.0, 7.0, 'higher', 0.03)
     assert r['reason'].startswith(head), r['reason']
+
+
+def test_each_nodes_job_is_written_submitted_and_waited_for(tmp_path, monkeypatch):
+    '''submit(): one script per node under out/jobs (the job script of its cases, as
+    job_script writes it), each given to Slurm (fleet.slurm, replaced here by a record of
+    what it was asked), in the nodes' order, a line each, and all waited for at once.'''
+    from mdxbench.post.fleet import slurm
+
+    asked, waited = [], []
+    monkeypatch.setattr(slurm, 'submit', lambda script: asked.append(script) or str(40 + len(asked)))
+    monkeypatch.setattr(slurm, 'wait', lambda ids, poll: waited.append((sorted(ids), poll)))
+    c = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                  'b' * 32, '/opt/old', '/opt/new', rounds=3)
+    d = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode1', 'a' * 32,
+                  'b' * 32, '/opt/old', '/opt/new', rounds=2)
+    said = []
+    out = tmp_path / 'split'
+    ids, seconds = jobs.submit('nscluster', {'mdxnode2': [c], 'mdxnode1': [d, d]}, 'inc1',
+                               out, '/p', ['-p nodes'], '20:00', poll=0.25, log=said.append)
+    assert ids == {'mdxnode1': '41', 'mdxnode2': '42'} and 0 <= seconds < 5
+    assert asked == [out / 'jobs' / 'mdxnode1.sh', out / 'jobs' / 'mdxnode2.sh']
+    assert asked[1].read_text() == jobs.job_script('nscluster', 'mdxnode2', [c], 'inc1', out,
+                                                   '/p', ['-p nodes'], '20:00')
+    assert said == ['mdxbench split: mdxnode1: job 41 (4 rounds of 2 check(s))',
+                    'mdxbench split: mdxnode2: job 42 (3 rounds of 1 check(s))']
+    assert waited == [(['41', '42'], 0.25)]
