@@ -122,6 +122,7 @@ class Jobs:
         self.head, self.line = lines[0], lines[1]
         self.values, self.calls, self.next_id, self.clock = values, [], 100, 0
         self.dead = set(dead)       # (node, call): a job that died, leaving nothing
+        self.given = []             # what each job was given besides its nodes
 
     def _write(self, out, nodes, reframe_args):
         log = out / 'perflogs' / 'local' / 'debug' / 'HpccHpl.log'
@@ -162,12 +163,12 @@ class Jobs:
 
     def run(self, p, out, reframe_args=(), time_limit='30:00', files=None, log=print,
             progress=None, what='nodes'):
-        self.given = getattr(self, 'given', []) + [(time_limit, files, log, progress, what)]
+        self.given += [(time_limit, files, log, progress, what)]
         return self._write(out, p.testable, reframe_args)
 
     def run_round(self, p, nodes, out, reframe_args=(), time_limit='30:00', files=None,
                   log=print, name='round', progress=None):
-        self.given = getattr(self, 'given', []) + [(time_limit, files, log, progress, name)]
+        self.given += [(time_limit, files, log, progress, name)]
         fig = self._write(out, nodes, reframe_args)
         return dict(fig, jobs=1, max_in_queue=1)
 
