@@ -28,12 +28,66 @@ def _module(item):
     return pathlib.Path(str(item.fspath)).stem
 
 
+#: the modules that judge figures this machine measures -- on the namespace cluster (the
+#: split's STREAM, the fleet's HPL, the cluster's inter-node runs) or on `local` (the main
+#: job) -- plus the account of every check their ReFrame sessions ran (test_zz_every_check,
+#: which needs the three whose sessions account for the checks in its own run). ci/test.sh
+#: runs them (``-m quiet``) one after another at normal priority, in this order, while every
+#: other module and then the unit tests run beside them at nice 19 (``-m 'not quiet'``):
+#: those wait on Slurm, Elasticsearch and Chromium, or judge no figure a busy machine moves.
+QUIET = ('test_incident_split', 'test_fleet_acceptance', 'test_cluster', 'test_end_to_end',
+         'test_main_site', 'test_zz_every_check')
+
+
+def _order(item):
+    mod = _module(item)
+    if mod in EARLY:
+        return EARLY.index(mod)
+    return len(EARLY) + 1 + QUIET.index(mod) if mod in QUIET else len(EARLY)
+
+
+@pytest.hookimpl(tryfirst=True)     # before ``-m`` selects by the markers set here
 def pytest_collection_modifyitems(items):
     for item in items:
         if 'tests/integration' in str(item.fspath):
             item.add_marker(pytest.mark.integration)
+            if _module(item) in QUIET:
+                item.add_marker(pytest.mark.quiet)
     # stable: each module's tests keep their order
-    items.sort(key=lambda i: EARLY.index(_module(i)) if _module(i) in EARLY else len(EARLY))
+    items.sort(key=_order)
+
+
+#: the modules that share this machine's own services while they run: its one-node Slurm,
+#: Elasticsearch (which some of them stop) and MinIO (test_minio restarts it) -- every module
+#: but those named in NO_SERVICES. With two pytest sessions at once (ci/test.sh) each of
+#: them holds an exclusive lock on SERVICES_LOCK for its whole module, so the main job never
+#: shares the node with another module's jobs nor meets a stopped Elasticsearch.
+#: NO_SERVICES: the namespace cluster's modules (its own slurmctld and nodes), Spack's,
+#: the build and report modules that start nothing (a module added is locked by default).
+NO_SERVICES = ('test_incident_split', 'test_fleet_acceptance', 'test_cluster',
+               'test_zz_every_check', 'test_spack', 'test_perf_window', 'test_gpunode_bundle',
+               'test_report')
+
+
+@pytest.fixture(scope='module', autouse=True)
+def _this_machines_services(request):
+    if _module(request.node) in NO_SERVICES:
+        yield
+        return
+    import fcntl
+
+    SERVICES_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(SERVICES_LOCK, 'a') as f:
+        t0 = time.monotonic()
+        fcntl.flock(f, fcntl.LOCK_EX)
+        waited = time.monotonic() - t0
+        if waited > 1:
+            print(f'\n[{_module(request.node)}] waited {waited:.0f} s for this machine\'s '
+                  'services (another pytest session\'s module held them)')
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 #: seconds the first test that needs MinIO and warp waited for their build
@@ -231,6 +285,7 @@ def pytest_terminal_summary(terminalreporter):
         for line in ACCOUNTING:
             terminalreporter.write_line(line)
 CLUSTER_CONF = STATE / 'cluster' / 'etc' / 'slurm.conf'
+SERVICES_LOCK = STATE / 'locks' / 'services.lock'
 
 
 def cluster_slurm(*cmd, **kw):
