@@ -3,6 +3,8 @@ under it (the real perflogs of one main job, tests/fixtures/perflogs/main-job-1,
 acceptance-tagged records are of the node ``vm`` of local:debug), the history the
 suspects read, what a dry run says and what a run's outcome tells. (The jobs themselves:
 tests/integration/test_fleet_acceptance.py.)'''
+import json
+import math
 import pathlib
 import re
 import shutil
@@ -113,22 +115,31 @@ def test_an_outcome_passes_only_where_every_node_passed_and_carries_its_figures(
 # --- a whole run, the Slurm jobs replaced by what they leave behind -------------------------
 class Jobs:
     '''Stands for fleet/jobs.py's run() and run_round(): each "job" leaves what a real one
-    leaves -- a line of the real HpccHpl perflog of main-job-1 per node, its node list and
-    GFLOP/s the only tokens changed (the figures of the scenario: test input), and an
-    empty ReFrame report -- so that accept.run judges, retests, confirms and pairs as it
-    does after real jobs. ``values``: {node: [the figure of its 1st, 2nd, ... run]}.'''
-    def __init__(self, values, dead=()):
-        lines = (MAIN / 'local' / 'debug' / 'HpccHpl.log').read_text().splitlines()
+    leaves -- a line of a real perflog per node (by default main-job-1's HpccHpl), its time,
+    job id, node (list) and one figure (``var``) the only tokens changed (the figures of the
+    scenario: test input), and an empty ReFrame report -- so that accept.run judges,
+    retests, confirms and pairs as it does after real jobs. ``values``: {node: [the figure
+    of its 1st, 2nd, ... run]}. A job given ``-S Check.length_factor=F`` leaves records
+    saying so (``meta.length.factor``), as a check with a length knob does
+    (MdxBenchTest.lengthen).'''
+    def __init__(self, values, dead=(), template=MAIN / 'local' / 'debug' / 'HpccHpl.log',
+                 var='gflops', clock=0):
+        lines = template.read_text().splitlines()
         self.head, self.line = lines[0], lines[1]
-        self.values, self.calls, self.next_id, self.clock = values, [], 100, 0
+        self.value_at = self.head.split('|').index(f'{var}_value')
+        f = self.line.split('|')
+        self.system, self.partition, self.check = f[2], f[3], f[5].split()[0]
+        self.values, self.calls, self.next_id, self.clock = values, [], 100, clock
         self.dead = set(dead)       # (node, call): a job that died, leaving nothing
         self.given = []             # what each job was given besides its nodes
 
     def _write(self, out, nodes, reframe_args):
-        log = out / 'perflogs' / 'local' / 'debug' / 'HpccHpl.log'
+        log = out / 'perflogs' / self.system / self.partition / f'{self.check}.log'
         log.parent.mkdir(parents=True, exist_ok=True)
         if not log.exists():
             log.write_text(self.head + '\n')
+        factor = next((a.split('=', 1)[1] for a in reframe_args
+                       if a.startswith(f'{self.check}.length_factor=')), None)
         ids = {}
         for node in nodes:
             if (node, len(self.calls)) in self.dead:
@@ -139,7 +150,14 @@ class Jobs:
             f = self.line.split('|')
             f[0] = self.at(self.clock).isoformat()
             f[8], f[9] = str(self.next_id), node
-            f[13] = repr(self.values[node].pop(0))
+            f[self.value_at] = repr(self.values[node].pop(0))
+            meta = json.loads(f[11])
+            for k, node_is in (('job_host', node), ('job_nodes', [node])):
+                if k in meta:       # (the newer records name the job's nodes in meta too)
+                    meta[k] = node_is
+            if factor is not None:
+                meta['length']['factor'] = int(factor)
+            f[11] = json.dumps(meta)
             with log.open('a') as fp:
                 fp.write('|'.join(f) + '\n')
             rep = pathlib.Path(jobs.report_path(out, node))
@@ -268,3 +286,166 @@ def test_with_no_suspect_each_node_says_why_it_passed_and_no_round_runs(tmp_path
     nz = out.noise['HpccHpl gflops']
     assert (nz.source, nz.n) == ('fleet spread', 6) and 0.001 < nz.sigma < 0.003
     assert out.jobs == 6 and out.passed
+
+
+STREAM = REPO_ROOT / 'tests' / 'fixtures' / 'perflogs' / 'nscluster-nodes-StreamOmp-lengthen.log'
+
+
+def _stream_history(tmp_path, nodes, swing, runs=3):
+    '''``runs`` earlier acceptance runs of StreamOmp on ``nodes`` (the real records of
+    nscluster's nights, their Triad replaced): each node alternates 12.5 GB/s x (1 -
+    ``swing``) and x (1 + ``swing``) from run to run, no node below the others.'''
+    hist = Jobs({n: [12.5 * (1 - swing if k % 2 == 0 else 1 + swing) for k in range(runs)]
+                 for n in nodes}, template=STREAM, var='triad', clock=-100000)
+    for _ in range(runs):
+        hist._write(tmp_path / 'history', nodes, [])
+    return tmp_path / 'history' / 'perflogs'
+
+
+def test_a_noisy_figures_suspect_is_measured_in_longer_runs_through_its_checks_knob(
+        tmp_path, monkeypatch):
+    '''StreamOmp declares a length knob (repetitions). Its Triad varies 4% from run to run in
+    the history (three runs of seven nodes): with four extra jobs, runs of its own length
+    could not decide a 10% deficit, so the suspect n2 (16% below) is measured beside n3 in
+    runs made F times as long -- ``-S StreamOmp.length_factor=F`` in the round's job,
+    F > 1, said in the log line -- and its deficit confirmed; the other nodes pass.'''
+    monkeypatch.setenv('MDXBENCH_STATE_DIR', str(tmp_path / 'state'))
+    nodes = [f'n{i}' for i in range(7)]
+    history = _stream_history(tmp_path, nodes, 0.04)
+    values = {n: [12.5 + i * 0.01] for i, n in enumerate(nodes)}
+    values['n2'] = [10.5] * 5
+    values['n3'] += [12.53] * 4
+    fake = Jobs(values, template=STREAM, var='triad')
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
+    monkeypatch.setattr(accept._suspects, 'now', fake.now)
+    plan = jobs.Plan('nscluster', 'nodes', 'nodes', nodes, {}, [], 8)
+    said = []
+    seq = accept.sequential(0.01, 0.05, 4, [history], system='nscluster', partition='nodes')
+    assert seq.history.height == 21 * 4         # 21 runs, four figures each
+    out = accept.run(plan, tmp_path / 'run', [], '10:00', [], {}, retests=1, log=said.append,
+                     sequential=seq)
+    rounds = fake.calls[1:]
+    assert rounds, (said, out.verdicts)
+    factors = []
+    for k, (ran, args) in enumerate(rounds):
+        assert ran == ['n2', 'n3'], rounds
+        assert len(args) == 2 and args[0] == '-S', args
+        m = re.fullmatch(r'StreamOmp\.length_factor=(\d+)', args[1])
+        assert m, args
+        factors.append(int(m.group(1)))
+        assert said[k] == ('mdxbench accept: suspects measured again with n3, in one job: n2 '
+                           f'(StreamOmp {factors[-1]}x as long: their noise)')
+    # the first round's F, by hand: each node's Triad in ln, history then this run, differs
+    # by +0.080, -0.080, +0.041 (n2: -0.134) -- 21 differences, median +0.041, their median
+    # absolute deviation 0.039: sigma 1.4826 x 0.039 / sqrt(2) = 4.1% a run; planned at its
+    # 95% upper bound (0.37 x 21 = 7.8 degrees of freedom: x 1.73) and paired (x sqrt(2)):
+    # 10.0% a pair; a 10% deficit at alpha 0.01, beta 0.05 takes (0.100 / (ln(0.9) /
+    # 3.97))^2 = 14.3, so 15 paired runs of its own length: in 4 rounds, 4x as long each
+    assert factors[0] == 4 and factors == sorted(factors), factors
+    v = {x['node']: x for x in out.verdicts}
+    assert v['n2']['verdict'] == 'fail', v['n2']
+    assert 'deficit of 10% or more confirmed' in v['n2']['reasons'][0]
+    assert [v[n]['verdict'] for n in nodes if n != 'n2'] == ['pass'] * 6
+
+
+def test_a_figure_the_history_shows_too_noisy_is_warned_of_before_any_job(
+        tmp_path, monkeypatch, capsys):
+    '''StreamOmp's Triad alternating 0.8 and 1.2 x 12.5 GB/s from run to run in the history
+    (three runs of seven nodes: 14 differences of ln 1.5 = 0.405 either way, median 0, their
+    median absolute deviation 0.405: sigma 1.4826 x 0.405 / sqrt(2) = 42.5% a run, 60.1% a
+    pair): a 10% deficit would take (0.601 / (ln(0.9) / 3.97))^2 = 513.4, so 514 paired
+    runs, a 30% one 44.8, so 45; two extra jobs give a suspect 2 x 8 = 16 runs' worth, and
+    16 decide 1 - exp(-3.97 x 0.601 / 4) = 45%. Said on standard error before the first
+    job, with the run's minimum effect (the verdicts' 10% when none is given).'''
+    monkeypatch.setenv('MDXBENCH_STATE_DIR', str(tmp_path / 'state'))
+    nodes = [f'n{i}' for i in range(7)]
+    history = _stream_history(tmp_path, nodes, 0.2)
+    seq = accept.sequential(0.01, 0.05, 2, [history], system='nscluster', partition='nodes')
+    plan = jobs.Plan('nscluster', 'nodes', 'nodes', nodes, {}, [], 8)
+    for effect, need in ((None, 514), (0.3, 45)):
+        fake, before = Jobs({n: [12.5] for n in nodes}, template=STREAM, var='triad'), []
+
+        def first_job(*a, **k):
+            before.append(capsys.readouterr().err)
+            return fake.run(*a, **k)
+
+        monkeypatch.setattr(accept.jobs, 'run', first_job)
+        out = accept.run(plan, tmp_path / f'run-{effect}', [], '10:00', [],
+                         {'min_effect': effect}, retests=1, log=lambda *a: None,
+                         sequential=seq)
+        assert before[0] == (
+            'mdxbench accept: warning: StreamOmp %threads=one-thread triad varies 42.5% a run '
+            '(14 repeated-run differences in the history): telling '
+            f'{effect or 0.1:.0%} from nothing takes about {need} paired runs, and 2 extra '
+            'jobs give a suspect at most 16 (its runs 8x as long): a suspect of it would end '
+            'undecided. Run StreamOmp longer (-S StreamOmp.length_factor=F, or its own size), '
+            'give more jobs (--max-extra-jobs), or use --min-effect 45% or more\n')
+        assert out.passed and len(before) == 1
+
+
+def _export(tmp_path):
+    '''A Parquet export (records.to_parquet) of main-job-1's records three times over: as
+    recorded (local:debug), as another partition of local, as another system's.'''
+    import polars as pl
+
+    from mdxbench.post.store import records
+
+    df = records.from_perflogs([MAIN])
+    df = pl.concat([df, df.with_columns(pl.lit('other').alias('partition')),
+                    df.with_columns(pl.lit('mdx2').alias('system'))])
+    path = tmp_path / 'history.parquet'
+    records.to_parquet(df, path)
+    return path
+
+
+def test_the_suspects_history_from_a_parquet_export_is_the_partitions_acceptance_runs(
+        tmp_path):
+    '''main-job-1's 33 acceptance records of local:debug, kept of an export that holds them
+    three times: for local:debug 33, for all of local 66 (its two partitions), for every
+    system 99, for the partition named 'other' whatever the system 33.'''
+    path = _export(tmp_path)
+    seq = accept.sequential(0.01, 0.05, 2, [MAIN, path], system='local', partition='debug')
+    assert seq.history.height == 33
+    assert set(seq.history.select('system', 'partition').unique().iter_rows()) == {
+        ('local', 'debug')}
+    assert accept.sequential(0.01, 0.05, 2, [path], system='local').history.height == 66
+    assert accept.sequential(0.01, 0.05, 2, [path]).history.height == 99
+    assert accept.sequential(0.01, 0.05, 2, [path], partition='other').history.height == 33
+
+
+def test_the_suspects_history_from_elasticsearch_is_the_stores_local_copy_of_the_system(
+        tmp_path, monkeypatch, capsys):
+    '''--history-es: the store's local copy of Elasticsearch's records of the system
+    (source.files, as every reader of the whole history takes it; here an export stands for
+    that copy), what it could not read said on standard error.'''
+    path, asked = _export(tmp_path), []
+
+    def files(paths, from_es, parquet, system=None):
+        asked.append((paths, from_es, parquet, system))
+        return [str(path)], ['history: index mdxbench-local-2026.11: unreachable']
+
+    monkeypatch.setattr(accept.source, 'files', files)
+    seq = accept.sequential(0.01, 0.05, 2, (), True, system='local', partition='debug')
+    assert asked == [([], True, None, 'local')]
+    assert seq.history.height == 33
+    assert capsys.readouterr().err == 'history: index mdxbench-local-2026.11: unreachable\n'
+
+
+def test_a_node_whose_run_left_no_record_of_a_check_the_others_ran_fails_on_it(tmp_path):
+    '''One acceptance session: every node ran the same checks. Six nodes left HpccHpl's
+    record and five StreamOmp's (main-job-1's real lines, node and figure changed): n5,
+    whose StreamOmp record is missing, fails on it -- a record never goes missing unnoticed
+    -- and the five others pass.'''
+    nodes = [f'n{i}' for i in range(6)]
+    hpl = Jobs({n: [101.0 + i * 0.1] for i, n in enumerate(nodes)})
+    hpl._write(tmp_path, nodes, [])
+    stream = Jobs({n: [30.0 + i * 0.1] for i, n in enumerate(nodes[:5])},
+                  template=MAIN / 'local' / 'debug' / 'StreamOmp.log', var='triad')
+    stream._write(tmp_path, nodes[:5], [])
+    plan = jobs.Plan('local', 'debug', 'debug', nodes, {}, [], 8)
+    v = {x['node']: x for x in accept.judge(plan, tmp_path, {}, {})}
+    assert v['n5']['verdict'] == 'fail'
+    assert v['n5']['reasons'] == [
+        'StreamOmp %threads=all-cores: no record from this node (recorded on 5 other nodes)']
+    assert [v[n]['verdict'] for n in nodes[:5]] == ['pass'] * 5
