@@ -8,11 +8,13 @@
 # nice 19 every other integration module (they wait on Slurm, Elasticsearch, Chromium, or
 # judge no figure a busy machine moves), then the unit tests on two pytest-xdist workers.
 # The two sessions share this machine's Slurm, Elasticsearch and MinIO one module at a
-# time (conftest.SERVICES_LOCK); the side's output goes to a log, printed at the end.
+# time (conftest.SERVICES_LOCK); the fleet's acceptance, whose MPI runs nothing may share
+# the cores with, waits for the side to end (conftest.ALONE) and runs last but the
+# account of the checks. The side's output goes to a log, printed at the end.
 # MinIO's and warp's Go builds (about 7 CPU-minutes from empty Go caches) start with the
-# install at nice 19 and go on beside the side's first modules (conftest.EARLY: they need
-# neither MinIO nor a quiet machine); every other module waits for the build's status
-# (MDXBENCH_GO_TOOLS_BUILD), the quiet ones included.
+# install at nice 19 and go on beside the side's first modules (conftest.EARLY) and the
+# incident split (conftest.QUIET_WITHOUT_GO), which need neither MinIO nor warp; every other
+# module waits for the build's status (MDXBENCH_GO_TOOLS_BUILD).
 source "$(dirname "$0")/lib.sh"
 if (($#)); then
     prepare_local
@@ -24,12 +26,17 @@ export MDXBENCH_GO_TOOLS_BUILD=$GO_TOOLS_STATUS
 if [[ -f $GPU_BUILD_LOG ]]; then export MDXBENCH_GPU_BUILD=$GPU_BUILD_STATUS; fi
 rc=0
 side_log=$MDXBENCH_STATE_DIR/logs/tests-beside.log
+# written when the side's tests end: the modules that need the machine to themselves
+# (conftest.ALONE) wait for it
+export MDXBENCH_TESTS_BESIDE_DONE=$MDXBENCH_STATE_DIR/logs/tests-beside.done
 mkdir -p "${side_log%/*}"
+rm -f "$MDXBENCH_TESTS_BESIDE_DONE"
 (
     renice -n 19 -p "$BASHPID" >/dev/null
     src=0
     python -m pytest -ra --durations=30 -m 'not quiet' tests/integration || src=$?
     python -m pytest -ra --durations=15 -n 2 tests/unit || src=$((src ? src : $?))
+    echo "$src" >"$MDXBENCH_TESTS_BESIDE_DONE"
     exit "$src"
 ) >"$side_log" 2>&1 </dev/null &
 side=$!
