@@ -33,8 +33,9 @@ def _module(item):
 #: job) -- plus the account of every check their ReFrame sessions ran (test_zz_every_check,
 #: which needs the three whose sessions account for the checks in its own run). ci/test.sh
 #: runs them (``-m quiet``) one after another at normal priority, in this order, while every
-#: other module and then the unit tests run beside them at nice 19 (``-m 'not quiet'``):
-#: those wait on Slurm, Elasticsearch and Chromium, or judge no figure a busy machine moves.
+#: other module runs beside them at nice 19, in two sessions (``-m 'not quiet and
+#: services'``; ``-m 'not quiet and not services'``, then the unit tests): those wait on
+#: Slurm, Elasticsearch and Chromium, or judge no figure a busy machine moves.
 QUIET = ('test_incident_split', 'test_end_to_end', 'test_main_site', 'test_cluster',
          'test_fleet_acceptance', 'test_zz_every_check')
 
@@ -48,13 +49,14 @@ ALONE = ('test_fleet_acceptance',)
 
 @pytest.fixture(scope='module', autouse=True)
 def _alone(request):
-    done = os.environ.get('MDXBENCH_TESTS_BESIDE_DONE')
+    done = [f for f in os.environ.get('MDXBENCH_TESTS_BESIDE_DONE', '').split(':') if f]
     if not done or _module(request.node) not in ALONE:
         return
     t0 = time.monotonic()
-    while not os.path.exists(done):
+    while not all(os.path.exists(f) for f in done):
         if time.monotonic() - t0 > 3600:
-            pytest.fail(f'the tests beside did not end within an hour (no {done})')
+            pytest.fail('the tests beside did not end within an hour (no '
+                        f'{", ".join(f for f in done if not os.path.exists(f))})')
         time.sleep(2)
     print(f'\n[{_module(request.node)}] waited {time.monotonic() - t0:.0f} s for the tests '
           'beside to end (it measures with the machine to itself)')
@@ -74,6 +76,8 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.integration)
             if _module(item) in QUIET:
                 item.add_marker(pytest.mark.quiet)
+            if _module(item) not in NO_SERVICES:
+                item.add_marker(pytest.mark.services)
     # stable: each module's tests keep their order
     items.sort(key=_order)
 
