@@ -79,9 +79,18 @@ def test_a_scrontab_entry_runs_a_cycle_by_itself(crontab, es, tmp_path):
     assert last['records'] == 3 and last['source'] == 'Elasticsearch' and last['exit'] == 0
     assert (cycle / 'site' / 'feed.xml').is_file() and (cycle / 'site' / 'index.html').is_file()
 
-    # and Slurm has queued the next one (the same job, requeued for tomorrow, same time)
-    again = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)
-    assert again[0]['next_job']['state'] == 'PENDING'
+    # and Slurm has queued the next one (the same job, requeued for tomorrow, same time),
+    # once the job has ended: its last line is written before its script exits, and on a
+    # busy machine it is still running or completing a few seconds later
+    deadline = time.monotonic() + 120
+    while True:
+        again = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)
+        state = (again[0]['next_job'] or {}).get('state') if again else None
+        if state == 'PENDING' or time.monotonic() > deadline:
+            break
+        time.sleep(3)
+    assert state == 'PENDING', again
+    assert again[0]['next_job']['id'] == first_job
     assert again[0]['next_job']['start'] == (due + dt.timedelta(days=1)).isoformat()
 
     gone = mdxbench('schedule', 'remove', '--system', 'local', env=env)
