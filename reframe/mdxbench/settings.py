@@ -57,6 +57,10 @@ SETTINGS = (
     _S('MDXBENCH_GPU_BUILD', 'unset (set by `ci/test.sh`)', 'the file of the exit status '
        'of the GPU benchmarks\' background build (ci/spack-gpu.sh): test_spack waits for it',
        'ci'),
+    _S('MDXBENCH_TESTS_BESIDE_DONE', 'unset (set by `ci/test.sh`)', 'the files, '
+       'colon-separated, the pytest sessions beside the quiet one write their exit status '
+       'to when they end: the integration modules that need the machine to themselves '
+       '(the fleet\'s acceptance) wait for all of them', 'ci'),
     _S('MDXBENCH_GO_TOOLS_BUILD', 'unset (set by `ci/test.sh`)', 'the file of the exit '
        'status of MinIO\'s and warp\'s build beside the first tests: the integration tests '
        'that need them wait for it', 'install'),
