@@ -42,8 +42,8 @@ QUIET = ('test_incident_split', 'test_end_to_end', 'test_main_site', 'test_clust
 #: the modules of QUIET that need the machine to themselves: the fleet's HPL runs two MPI
 #: ranks on the two cores, and anything else runnable, even at nice 19, scatters its
 #: figures (CI, 2026-11-29: 3 to 48 GFLOPS on healthy nodes beside the unit tests, a noise
-#: of 107% a run). They wait until the session beside has ended
-#: (``MDXBENCH_TESTS_BESIDE_DONE``: the file ci/test.sh writes then).
+#: of 107% a run). They wait until the sessions beside have ended
+#: (``MDXBENCH_TESTS_BESIDE_DONE``: the files ci/test.sh writes then).
 ALONE = ('test_fleet_acceptance',)
 
 
@@ -84,7 +84,7 @@ def pytest_collection_modifyitems(items):
 
 #: the modules that share this machine's own services while they run: its one-node Slurm,
 #: Elasticsearch (which some of them stop) and MinIO (test_minio restarts it) -- every module
-#: but those named in NO_SERVICES. With two pytest sessions at once (ci/test.sh) each of
+#: but those named in NO_SERVICES. With pytest sessions at once (ci/test.sh) each of
 #: them holds an exclusive lock on SERVICES_LOCK for its whole module, so the main job never
 #: shares the node with another module's jobs nor meets a stopped Elasticsearch.
 #: NO_SERVICES: the namespace cluster's modules (its own slurmctld and nodes), Spack's,
