@@ -5,6 +5,7 @@ import socket
 import threading
 import time
 
+from hang import HANG_S
 from conftest import FIXTURES_PERFLOG, count, mdxbench
 
 
@@ -68,7 +69,7 @@ def test_elasticsearch_that_never_answers_times_out(es, tmp_path):
                    MDXBENCH_ES_TIMEOUT='1')
         t0 = time.monotonic()
         res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's.json'),
-                       '--retry-seconds', '3', env=env, timeout=60)
+                       '--retry-seconds', '3', env=env, timeout=HANG_S)
         elapsed = time.monotonic() - t0
     finally:
         stop.set()
@@ -145,7 +146,7 @@ def test_a_request_answered_too_late_stores_once_and_counts_as_created(es, tmp_p
     try:
         env = dict(es['env'], MDXBENCH_ES_URL=relay.url, MDXBENCH_ES_TIMEOUT='2')
         res = mdxbench('ingest', str(plogs), '--state', str(tmp_path / 's.json'),
-                       '--retry-seconds', '30', env=env, timeout=120)
+                       '--retry-seconds', '30', env=env, timeout=HANG_S)
     finally:
         relay.close()
     assert relay.held.is_set(), 'the relay never saw a bulk request'

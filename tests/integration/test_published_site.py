@@ -16,6 +16,7 @@ import urllib.request
 
 import pytest
 
+from hang import HANG_S
 from conftest import mdxbench
 from histories import slowed_sockperf
 from test_report import CHROMIUM_FLAGS
@@ -54,7 +55,7 @@ def chromium(url, tmp_path):
     if exe is None:
         pytest.fail('chromium is not installed: ci/install.sh installs Debian\'s chromium')
     res = subprocess.run([exe, *CHROMIUM_FLAGS, f'--user-data-dir={tmp_path / "chromium"}',
-                          '--dump-dom', url], capture_output=True, text=True, timeout=120)
+                          '--dump-dom', url], capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 0, res.stderr[-2000:]
     return res.stdout, [ln for ln in res.stderr.splitlines()
                         if 'CONSOLE' in ln or 'Uncaught' in ln or 'Failed to load' in ln]

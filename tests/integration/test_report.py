@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from hang import HANG_S
 from conftest import FIXTURES_PERFLOG, mdxbench
 from test_ingest import _perflog
 
@@ -23,7 +24,7 @@ def open_in_chromium(page, tmp_path, fragment=''):
 
     res = subprocess.run([exe, *CHROMIUM_FLAGS, f'--user-data-dir={tmp_path / "chromium"}',
                           '--dump-dom', page.as_uri() + fragment], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=HANG_S)
     console = [ln for ln in res.stderr.splitlines() if 'CONSOLE' in ln or 'Uncaught' in ln]
     return res, console
 

@@ -7,6 +7,7 @@ import socket
 
 import pytest
 
+from hang import HANG_S
 from conftest import FIXTURES_PERFLOG, ROOT, mdxbench, run
 
 PASSWORD = 'mdx-Pw-' + os.urandom(6).hex()
@@ -37,7 +38,7 @@ def secured(services, tmp_path_factory):
             'url': run(['bash', 'ci/elasticsearch.sh', 'url'], env=env).stdout.strip(),
             'ca': run(['bash', 'ci/elasticsearch.sh', 'ca'], env=env).stdout.strip()}
     yield info
-    run(['bash', 'ci/elasticsearch.sh', 'stop'], env=env, timeout=120)
+    run(['bash', 'ci/elasticsearch.sh', 'stop'], env=env, timeout=HANG_S)
     link = tmp / 'state' / 'es'
     if link.is_symlink():      # the instance lived outside the private tmp dir
         shutil.rmtree(os.path.realpath(link), ignore_errors=True)

@@ -2,6 +2,7 @@
 import socket
 import time
 
+from hang import HANG_S
 from conftest import run
 
 
@@ -44,7 +45,7 @@ def test_failed_start_shows_the_log_tail_in_bounded_time(services, tmp_path):
            'SLURM_CONF': ''}
     t0 = time.monotonic()
     try:
-        res = run(['bash', 'ci/slurm.sh', 'start'], env=env, timeout=120)
+        res = run(['bash', 'ci/slurm.sh', 'start'], env=env, timeout=HANG_S)
         elapsed = time.monotonic() - t0
         assert res.returncode != 0
         assert 'timed out after 10s waiting for slurmctld to answer' in res.stderr

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from hang import HANG_S
 from conftest import ROOT, run
 
 sys.path.insert(0, str(ROOT / 'spack' / 'tools'))
@@ -200,10 +201,10 @@ def test_a_newcomer_without_spack_gets_the_pinned_one_and_an_altered_one_is_refu
     assert (state / 'mode').read_text().strip() == 'own'
     assert (state / 'origin').read_text().strip() == 'fetched'
     ver = subprocess.run([str(state / 'bin' / 'spack'), '--version'], capture_output=True,
-                         text=True, env=env, timeout=120)
+                         text=True, env=env, timeout=HANG_S)
     assert ver.stdout.startswith('1.2.0.dev0'), ver.stdout + ver.stderr
     st = subprocess.run(['bash', 'ci/spack.sh', 'status'], cwd=ROOT, env=env,
-                        capture_output=True, text=True, timeout=120)
+                        capture_output=True, text=True, timeout=HANG_S)
     assert st.returncode == 0 and '(own): 1.2.0.dev0' in st.stdout, st.stdout + st.stderr
 
     # one file of the builtin repository changed upstream: its tree differs from the pin

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 
+from hang import HANG_S
 from conftest import ROOT, mdxbench
 from mdxbench.post.site import trends
 from test_report import open_in_chromium
@@ -168,6 +169,6 @@ def test_references_proposed_from_the_real_history_are_enforced_by_reframe(servi
     shot = tmp_path / 'landing-page.png'
     res = subprocess.run(['chromium', *CHROMIUM_FLAGS, f'--user-data-dir={tmp_path / "shot"}',
                           '--window-size=1300,900', f'--screenshot={shot}', index.as_uri()],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 0 and shot.stat().st_size > 20_000, res.stderr[-2000:]
     print(f'landing page screenshot: {shot}')

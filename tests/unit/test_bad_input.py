@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from hang import HANG_S
 from conftest import FIXTURES, ROOT
 from mdxbench import perflog
 from mdxbench.post import cli, exits
@@ -196,7 +197,7 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
                  ['summary', '--since', 'notadate'],
                  ['session', '--report', str(PERFLOG)]):
         res = subprocess.run([exe, *argv], capture_output=True, text=True, env=env,
-                             timeout=120)
+                             timeout=HANG_S)
         assert res.returncode == exits.USAGE, (argv, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1, (argv, res.stderr)
         assert 'Traceback' not in res.stderr

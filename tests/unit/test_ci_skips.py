@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from hang import HANG_S
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 TESTS = '''
@@ -69,7 +71,7 @@ def pytest_in(tmp_path, *, ci, allowlist=None, module_skip=False, workers=0, tes
     xdist = ['-n', str(workers)] if workers else []
     return subprocess.run([sys.executable, '-m', 'pytest', '-p', 'no:cacheprovider', '-q',
                            *xdist, '--rootdir', str(tmp_path), str(tmp_path)],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=HANG_S)
 
 
 def test_outside_ci_a_skip_is_a_skip(tmp_path):
@@ -172,14 +174,14 @@ def test_ci_run_fails_at_once_without_the_spack_directory(tmp_path):
     shutil.copy(ROOT / '.ci' / 'run', clone / '.ci' / 'run')
     (clone / 'ci').mkdir()
     (clone / 'ci' / 'test.sh').write_text('echo RAN-THE-TESTS\n')
-    res = subprocess.run(['bash', '.ci/run'], cwd=clone, capture_output=True, text=True, timeout=30)
+    res = subprocess.run(['bash', '.ci/run'], cwd=clone, capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 1
     assert f'{tmp_path}/shared/spack is absent' in res.stderr
     assert 'RAN-THE-TESTS' not in res.stdout
     # with the directory there, it goes on to the test command, marked as CI
     (tmp_path / 'shared' / 'spack').mkdir(parents=True)
     (clone / 'ci' / 'test.sh').write_text('echo "RAN-THE-TESTS ci=$MDXBENCH_CI tar=$MDXBENCH_SPACK_TARBALL"\n')
-    res = subprocess.run(['bash', '.ci/run'], cwd=clone, capture_output=True, text=True, timeout=30,
+    res = subprocess.run(['bash', '.ci/run'], cwd=clone, capture_output=True, text=True, timeout=HANG_S,
                          env={'PATH': os.environ['PATH']})
     assert res.returncode == 0, res.stderr
     assert f'RAN-THE-TESTS ci=1 tar={tmp_path}/shared/spack/spack-1.2.0.dev0.tar.gz' in res.stdout

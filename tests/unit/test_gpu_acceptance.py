@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from hang import HANG_S
 from mdxbench.gpu import expand_reference, expand_table, per_gpu_var
 from mdxbench.parsers import babelstream, nvbandwidth
 from mdxbench.post.fleet import jobs, verdicts
@@ -112,7 +113,7 @@ def test_the_gpu_checks_are_cases_on_mdx1_and_skip_where_no_gpu_is_declared(tmp_
                MDXBENCH_STATE_DIR=str(tmp_path))
     names = ('GpuConformance', 'GpuP2pBandwidthLatency', 'BabelStreamCuda', 'Nvbandwidth')
     listed = subprocess.run([str(exe), '-c', 'checks/gpu', '-l', '--system', 'mdx1'],
-                            capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=120)
+                            capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=HANG_S)
     assert listed.returncode == 0, listed.stderr
     assert all(f'- {n} /' in listed.stdout for n in names), listed.stdout
     dry = subprocess.run([str(exe), '-c', 'checks/gpu', '--dry-run', '--system',

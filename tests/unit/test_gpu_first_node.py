@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 import yaml
 
+from hang import HANG_S
 from mdxbench import REPO_ROOT
 from mdxbench.base import SCRIPTS
 from mdxbench.gpu import (connectivity_failures, peer_failures, per_gpu_var,
@@ -155,7 +156,7 @@ def test_per_gpu_reads_what_a_gpu_writes_on_stderr(tmp_path, fixture_text):
                         f'cat "{tmp_path}/err" >&2; else cat "{tmp_path}/good"; fi\n')
     stand_in.chmod(0o755)
     res = subprocess.run(['sh', f'{SCRIPTS}/per-gpu.sh', '2', '--device', str(stand_in)],
-                         capture_output=True, text=True, timeout=30)
+                         capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 0
     with pytest.raises(ParseError, match='GPU 1: BabelStream: the results are wrong'):
         pergpu.parse(res.stdout, babelstream.parse)

@@ -4,6 +4,7 @@ text is made from those outputs -- a cut, or one token of them replaced -- never
 whole.'''
 import pytest
 
+from hang import HANG_S
 from mdxbench.parsers import ParseError, babelstream, nvbandwidth, nvsmi, p2p
 
 GPU = 'gpu/'
@@ -205,7 +206,7 @@ def _per_gpu(tmp_path, n, outputs, rc=0):
                         f'[ "$2" = "{n - 1}" ] && exit {rc}\nexit 0\n')
     stand_in.chmod(0o755)
     res = subprocess.run(['sh', str(pathlib.Path(SCRIPTS) / 'per-gpu.sh'), str(n), '--device',
-                          str(stand_in)], capture_output=True, text=True, timeout=30)
+                          str(stand_in)], capture_output=True, text=True, timeout=HANG_S)
     return res
 
 

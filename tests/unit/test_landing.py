@@ -8,6 +8,7 @@ import re
 
 import polars as pl
 
+from hang import HANG_S
 from mdxbench.post.analysis import changes, kept, scan
 from mdxbench.post.site import publish
 from mdxbench.post.store import records
@@ -148,11 +149,11 @@ def test_site_serve_serves_the_published_site_and_refuses_a_directory_without_on
             assert 'Latest runs against their references' in r.read().decode()
     finally:
         srv.terminate()
-        srv.wait(timeout=30)
+        srv.wait(timeout=HANG_S)
     empty = tmp_path / 'empty'
     empty.mkdir()
     res = subprocess.run([str(exe), 'site', 'serve', '--dir', str(empty)], env=env,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=HANG_S)
     assert res.returncode == 2 and res.stderr.strip() == (
         f'mdxbench site: {empty}: no index.html: no site published there yet (mdxbench cycle '
         '--system SYSTEM publishes one)'), res.stderr

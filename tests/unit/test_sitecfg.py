@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from hang import HANG_S
 from mdxbench import sitecfg
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -116,7 +117,7 @@ def _reframe(*args, env_extra=None):
     env.update(env_extra or {})
     exe = pathlib.Path(sys.executable).parent / 'reframe'
     return subprocess.run([str(exe), *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=HANG_S)
 
 
 @pytest.mark.parametrize('system', ['local', 'mdx2', 'mdx1', 'laurel', 'aws-pcluster', 'nscluster'])
@@ -164,7 +165,7 @@ def test_reframe_reports_missing_variable_of_selected_system():
     env['RFM_CONFIG_FILES'] = str(SITE / 'settings.py')
     exe = pathlib.Path(sys.executable).parent / 'reframe'
     res = subprocess.run([str(exe), '--system', 'laurel', '-c', 'checks', '-l'],
-                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=HANG_S)
     assert res.returncode != 0
     assert 'laurel.yaml: partitions[0].access[1]: environment variable MDXBENCH_LAUREL_ACCOUNT' \
         in res.stdout + res.stderr

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from hang import HANG_S
 from mdxbench.parsers import ParseError, warp
 from mdxbench.storage import CREDENTIALS_SCRIPT
 
@@ -107,7 +108,7 @@ def _source(tmp_path, env, *args):
               f'printf "%s\\n%s\\n" "$WARP_ACCESS_KEY" "$WARP_SECRET_KEY" > {out}')
     base = {k: v for k, v in os.environ.items() if not k.startswith('WARP_')}
     p = subprocess.run(['bash', '-c', script, 'job', *args], env={**base, **env},
-                       capture_output=True, text=True, timeout=30)
+                       capture_output=True, text=True, timeout=HANG_S)
     keys = out.read_text().splitlines() if out.exists() else None
     return p.returncode, p.stdout + p.stderr, keys
 

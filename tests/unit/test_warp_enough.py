@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from hang import HANG_S
 from mdxbench.parsers import warp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -32,7 +33,7 @@ if (( d < {enough_from} )); then cat {FIX / short}; else cat {FIX / full}; fi
 def run(tmp_path, op, extend, exe, duration):
     return subprocess.run(['bash', str(SCRIPT), op, str(extend), str(exe), op,
                            '--obj.size=10MiB', f'--duration={duration}', '--json'],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=HANG_S)
 
 
 def test_too_few_samples_doubles_the_duration_until_warp_has_enough(tmp_path):
