@@ -352,6 +352,34 @@ def test_a_noisy_figures_suspect_is_measured_in_longer_runs_through_its_checks_k
     assert [v[n]['verdict'] for n in nodes if n != 'n2'] == ['pass'] * 6
 
 
+def test_a_later_round_is_sized_for_the_rounds_the_budget_has_left(tmp_path, monkeypatch):
+    '''The noise of a suspect's pairs, once two of them disagree, sizes its next runs for the
+    rounds left of the budget (4 extra jobs, 2 spent), not more. History as above (Triad
+    swinging 2.5%: the first rounds 2x as long); n2 measures 10.5 then 12.0 GB/s beside n3's
+    12.53: paired differences ln(10.5 / 12.53) = -0.1768 and ln(12.0 / 12.53) = -0.0432,
+    both of runs 2x as long: their mean -0.1100, the spread of a pair of runs of its own
+    length sqrt(2 x 0.0668^2 x 2 / 1) = 13.35%. A 10% deficit at alpha 0.01, beta 0.05
+    then takes 0.1335^2 / (ln(0.9) / 3.97)^2 = 25.3, so 26 paired runs; the two rounds
+    carry 4; the 22 missing in the 2 rounds left: 11x as long, capped at 8 (had it counted
+    the 6 rounds of budget plus spent: 4x).'''
+    monkeypatch.setenv('MDXBENCH_STATE_DIR', str(tmp_path / 'state'))
+    nodes = [f'n{i}' for i in range(7)]
+    history = _stream_history(tmp_path, nodes, 0.025)
+    values = {n: [12.5 + i * 0.01] for i, n in enumerate(nodes)}
+    values['n2'] = [10.5, 10.5, 12.0, 10.5, 10.5]
+    values['n3'] += [12.53] * 4
+    fake = Jobs(values, template=STREAM, var='triad')
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
+    monkeypatch.setattr(accept._suspects, 'now', fake.now)
+    plan = jobs.Plan('nscluster', 'nodes', 'nodes', nodes, {}, [], 8)
+    seq = accept.sequential(0.01, 0.05, 4, [history], system='nscluster', partition='nodes')
+    accept.run(plan, tmp_path / 'run', [], '10:00', [], {}, retests=1, log=lambda *a: None,
+               sequential=seq)
+    factors = [args[1] for _, args in fake.calls[1:]]
+    assert factors[:3] == [f'StreamOmp.length_factor={f}' for f in (2, 2, 8)], factors
+
+
 def test_a_figure_the_history_shows_too_noisy_is_warned_of_before_any_job(
         tmp_path, monkeypatch, capsys):
     '''StreamOmp's Triad alternating 0.8 and 1.2 x 12.5 GB/s from run to run in the history
