@@ -139,9 +139,10 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
                         time_limit, files=files, log=log, progress=progress,
                         what='nodes measured again')
         ids.update(more['job_ids'])
+        # (the most queued at once stays the first run's: it queues min(nodes, max_jobs),
+        # a retest of fewer nodes no more, a round one job)
         for k in ('jobs', 'seconds'):
             fig[k] += more[k]
-        fig['max_in_queue'] = max(fig['max_in_queue'], more['max_in_queue'])
         # a failure counts when the same thing failed the time before too
         found = _verdicts.confirm(judge(plan, out, ids, outliers, paired), previous)
     for v in found:
@@ -154,16 +155,13 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
         def measure(nodes, lengths=None):
             # checks run longer where their noise asks for it: -S Check.length_factor=F;
             # the suspects and their buddy in one job
-            longer = [a for cls, f in sorted((lengths or {}).items()) if f > 1
-                      for a in ('-S', f'{cls}.length_factor={f}')]
             fig['rounds'] = fig.get('rounds', 0) + 1
-            more = jobs.run_round(plan, nodes, out, [*reframe_args, *longer], time_limit,
-                                  files=files, log=log, name=f"round-{fig['rounds']}",
-                                  progress=progress)
+            more = jobs.run_round(plan, nodes, out, [*reframe_args, *length_args(lengths)],
+                                  time_limit, files=files, log=log,
+                                  name=f"round-{fig['rounds']}", progress=progress)
             ids.update(more['job_ids'])
             for k in ('jobs', 'seconds'):
                 fig[k] += more[k]
-            fig['max_in_queue'] = max(fig['max_in_queue'], more['max_in_queue'])
 
         noise = decide_suspects(plan, out, found, effect, sequential, measure, log)
     return Outcome(found, fig['jobs'], fig['max_in_queue'], fig['seconds'], ids, noise)
@@ -233,14 +231,9 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
 
     lengths = sizing(undecided)
     while undecided and spent < budget:
-        longer = ', '.join(f'{cls} {f}x as long' for cls, f in sorted(lengths.items()) if f > 1)
-        log(f"mdxbench accept: suspects measured again with {buddy}, in one job: "
-            f"{', '.join(undecided)}" + (f' ({longer}: their noise)' if longer else ''))
+        log(round_line(buddy, undecided, lengths))
         start = _suspects.now()
-        # the buddy between the suspects: where they run one after another, its reading is
-        # as near each suspect's in time as the order allows
-        half = (len(undecided) + 1) // 2
-        measure(undecided[:half] + [buddy] + undecided[half:], lengths)
+        measure(round_nodes(undecided, buddy), lengths)
         spent += 1
         rounds.append(start)
         df = session_records(plan, out)
@@ -259,6 +252,28 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         _suspects.settle(by_node[node], cs, buddy, effect, seq, bound)
     _suspects.explain(found, noise, effect)
     return noise
+
+
+def round_line(buddy, undecided, lengths):
+    '''The log line of a round: the suspects, their buddy, the checks made longer.'''
+    longer = ', '.join(f'{cls} {f}x as long' for cls, f in sorted(lengths.items()) if f > 1)
+    return (f"mdxbench accept: suspects measured again with {buddy}, in one job: "
+            f"{', '.join(undecided)}" + (f' ({longer}: their noise)' if longer else ''))
+
+
+def round_nodes(undecided, buddy):
+    '''The nodes of a round's job in their order: the buddy between the suspects (where
+    they run one after another, its reading is as near each suspect's in time as the order
+    allows; the middle one's, of an odd count, before it).'''
+    half = (len(undecided) + 1) // 2
+    return undecided[:half] + [buddy] + undecided[half:]
+
+
+def length_args(lengths):
+    '''ReFrame's arguments for runs made longer: ``-S Check.length_factor=F`` for each
+    check whose length is above its own (1).'''
+    return [a for cls, f in sorted((lengths or {}).items()) if f > 1
+            for a in ('-S', f'{cls}.length_factor={f}')]
 
 
 def noise_warnings(plan, effect, seq):

@@ -480,3 +480,129 @@ def test_a_node_whose_run_left_no_record_of_a_check_the_others_ran_fails_on_it(t
     assert v['n5']['reasons'] == [
         'StreamOmp %threads=all-cores: no record from this node (recorded on 5 other nodes)']
     assert [v[n]['verdict'] for n in nodes[:5]] == ['pass'] * 5
+
+
+def test_a_rounds_job_puts_the_buddy_between_the_suspects_and_its_line_names_them():
+    assert accept.round_nodes(['a'], 'm') == ['a', 'm']
+    assert accept.round_nodes(['a', 'b'], 'm') == ['a', 'm', 'b']
+    assert accept.round_nodes(['a', 'b', 'c'], 'm') == ['a', 'b', 'm', 'c']
+    assert accept.round_nodes(['a', 'b', 'c', 'd'], 'm') == ['a', 'b', 'm', 'c', 'd']
+    assert accept.round_line('m', ['a', 'b'], {'StreamOmp': 1, 'FioTarget': 1}) == (
+        'mdxbench accept: suspects measured again with m, in one job: a, b')
+    assert accept.round_line('m', ['a', 'b'], {'StreamOmp': 4, 'FioTarget': 2,
+                                               'HpccHpl': 1}) == (
+        'mdxbench accept: suspects measured again with m, in one job: a, b '
+        '(FioTarget 2x as long, StreamOmp 4x as long: their noise)')
+
+
+def test_only_checks_made_longer_than_their_own_length_are_given_a_length_factor():
+    assert accept.length_args(None) == [] and accept.length_args({'StreamOmp': 1}) == []
+    assert accept.length_args({'StreamOmp': 3, 'HpccHpl': 1, 'FioTarget': 2}) == [
+        '-S', 'FioTarget.length_factor=2', '-S', 'StreamOmp.length_factor=3']
+
+
+def _hpl_and_stream(hpl_values, stream_values):
+    '''jobs.run and run_round standing for a suite of two checks: HpccHpl on every node
+    (``hpl_values``), StreamOmp (all cores, its Triad ``stream_values``) on the nodes
+    given -- a node without it left no record of a check the others ran.'''
+    hpl = Jobs(hpl_values)
+    stream = Jobs(stream_values, template=MAIN / 'local' / 'debug' / 'StreamOmp.log',
+                  var='triad')
+    rounds = []
+
+    def run(p, out, reframe_args=(), time_limit='30:00', files=None, log=print,
+            progress=None, what='nodes'):
+        stream._write(out, [n for n in p.testable if n in stream_values], reframe_args)
+        return hpl._write(out, p.testable, reframe_args)
+
+    def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', files=None, log=print,
+                  name='round', progress=None):
+        assert isinstance(p, jobs.Plan), p
+        rounds.append(list(nodes))
+        stream._write(out, [n for n in nodes if n in stream_values], reframe_args)
+        return dict(hpl._write(out, nodes, reframe_args), jobs=1, max_in_queue=1)
+
+    return run, run_round, rounds, hpl.now
+
+
+def test_a_suspect_with_no_healthy_node_to_pair_with_is_undecided_and_says_so(
+        tmp_path, monkeypatch):
+    '''n0 16% below the nodes' median on HPL (85 against 101.0 and 101.1 GFLOP/s), its
+    StreamOmp recorded; n1 and n2 left no StreamOmp record and fail on it. The one node
+    that passed is the suspect: no healthy node to pair it with, no round runs, and it
+    ends undecided, saying why; every verdict explains itself.'''
+    run, run_round, rounds, now = _hpl_and_stream(
+        {'n0': [85.0], 'n1': [101.0], 'n2': [101.1]}, {'n0': [30.0]})
+    monkeypatch.setattr(accept.jobs, 'run', run)
+    monkeypatch.setattr(accept.jobs, 'run_round', run_round)
+    monkeypatch.setattr(accept._suspects, 'now', now)
+    plan = jobs.Plan('local', 'debug', 'debug', ['n0', 'n1', 'n2'], {}, [], 8)
+    out = accept.run(plan, tmp_path, [], '10:00', [], {}, retests=0, log=lambda *a: None,
+                     sequential=accept.Sequential(max_extra_jobs=4))
+    v = {x['node']: x for x in out.verdicts}
+    assert rounds == []
+    assert v['n0']['verdict'] == 'undecided', v['n0']
+    assert v['n0']['why'] == (
+        "undecided: HpccHpl gflops=85 GFLOPS: suspect (16% below the nodes' median); "
+        "not measured again: no healthy node to pair with")
+    for n in ('n1', 'n2'):
+        assert v[n]['why'] == ('fail: StreamOmp %threads=all-cores: no record from this '
+                               'node (recorded on 1 other node)'), v[n]
+    # the deficit's interval from the figure's noise: the nodes' spread, one run each
+    [m] = [m for m in v['n0']['measurements'] if m['perf_var'] == 'gflops']
+    assert m['noise']['source'] == 'fleet spread' and m['noise']['n'] == 3
+    assert m['interval'][0] < 1 - 85 / 101.0 < m['interval'][1], m['interval']
+
+
+def test_the_suspects_buddy_is_a_node_that_passed_even_where_a_failed_one_is_nearer(
+        tmp_path, monkeypatch):
+    '''HPL: n0 85 (a suspect), n2 100.7, n1 101.0 (the nodes' median), n3 101.2, n4 101.4;
+    n1 left no StreamOmp record and fails on it. The buddy is the passed node nearest the
+    median, n3 (ln(101.2 / 101.0) = 0.0020 from it; n2 0.0030), never n1 nor the suspect.'''
+    hpl = {'n0': [85.0] * 4, 'n1': [101.0], 'n2': [100.7], 'n3': [101.2] * 4, 'n4': [101.4]}
+    stream = {n: [30.0 + i * 0.1] * 4 for i, n in enumerate(hpl) if n != 'n1'}
+    run, run_round, rounds, now = _hpl_and_stream(hpl, stream)
+    monkeypatch.setattr(accept.jobs, 'run', run)
+    monkeypatch.setattr(accept.jobs, 'run_round', run_round)
+    monkeypatch.setattr(accept._suspects, 'now', now)
+    plan = jobs.Plan('local', 'debug', 'debug', list(hpl), {}, [], 8)
+    out = accept.run(plan, tmp_path, [], '10:00', [], {}, retests=0, log=lambda *a: None,
+                     sequential=accept.Sequential(max_extra_jobs=3))
+    v = {x['node']: x for x in out.verdicts}
+    assert rounds and all(r == ['n0', 'n3'] for r in rounds), rounds
+    assert v['n1']['verdict'] == 'fail'
+    assert ("HpccHpl gflops=85 GFLOPS: suspect (16% below the nodes' median); paired with "
+            "n3: ") in v['n0']['why'], v['n0']['why']
+
+
+@pytest.mark.parametrize('budget', [1, 2, 3])
+def test_a_suspect_left_undecided_takes_the_whole_budget_one_job_a_round(
+        tmp_path, monkeypatch, budget):
+    '''n2 at 85 GFLOP/s first (16% below), then 7, 3 and 6% below n3 (which moves by 1 or
+    2% a run): about half the minimum effect, neither confirmed nor excluded. Every extra job of the budget is
+    one round; then n2 is undecided, saying the bound was reached (and, under the two
+    paired rounds anything is decided on, what would do). The noise: repeated runs, n3's
+    ``budget`` differences and n2's ``budget`` - 1 -- its first run, the one it was chosen
+    for, left out.'''
+    values = {f'n{i}': [101.0 + i * 0.1] for i in range(7)}
+    values['n3'] = [101.3, 100.0, 102.0, 101.0]
+    values['n2'] = [85.0, 93.0, 98.94, 94.94]     # n3's x 0.93, 0.97, 0.94
+    fake = Jobs(values)
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
+    monkeypatch.setattr(accept._suspects, 'now', fake.now)
+    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
+    out = accept.run(plan, tmp_path, [], '10:00', [], {}, retests=1, log=lambda *a: None,
+                     sequential=accept.Sequential(max_extra_jobs=budget))
+    assert [c[0] for c in fake.calls[1:]] == [['n2', 'n3']] * budget
+    v = {x['node']: x for x in out.verdicts}
+    assert v['n2']['verdict'] == 'undecided', v['n2']['why']
+    bound = f'the bound of {budget} extra jobs was reached'
+    if budget < 2:
+        bound += (' (fewer than the 2 paired rounds, one job each, anything is decided on: '
+                  '--max-extra-jobs 2 or more)')
+    assert f'; {bound}; to decide: about ' in v['n2']['why'], v['n2']['why']
+    assert out.jobs == 7 + budget
+    if budget > 1:
+        nz = out.noise['HpccHpl gflops']
+        assert (nz.source, nz.n) == ('repeated runs', 2 * budget - 1), nz
