@@ -606,3 +606,44 @@ def test_a_suspect_left_undecided_takes_the_whole_budget_one_job_a_round(
     if budget > 1:
         nz = out.noise['HpccHpl gflops']
         assert (nz.source, nz.n) == ('repeated runs', 2 * budget - 1), nz
+
+
+def test_a_partition_of_another_system_with_the_same_name_is_not_judged_with_it(tmp_path):
+    '''The run's directory holds, beside local:debug's records, those of a system 'other'
+    whose partition is named debug too: HpccHpl's lines of node vm as a check OtherHpl at a
+    third of the GFLOP/s. vm is judged on local:debug's 33 records alone (31 figures).'''
+    out = _run_dir(tmp_path)
+    lines = (out / 'perflogs' / 'local' / 'debug' / 'HpccHpl.log').read_text().splitlines()
+    other = out / 'perflogs' / 'other' / 'debug' / 'HpccHpl.log'
+    other.parent.mkdir(parents=True)
+    rows = [lines[0]]
+    for line in lines[1:]:
+        f = line.split('|')
+        f[2], f[5], f[6] = 'other', 'OtherHpl', 'OtherHpl'
+        at = lines[0].split('|').index('gflops_value')
+        f[at] = repr(float(f[at]) / 3)
+        rows.append('|'.join(f))
+    other.write_text('\n'.join(rows) + '\n')
+    plan = jobs.Plan('local', 'debug', 'debug', ['vm'], {}, [], 1)
+    [v] = accept.judge(plan, out, {}, {})
+    assert v['verdict'] == 'pass' and len(v['measurements']) == 31
+    assert accept.session_records(plan, out).height == 33
+    assert accept.session_records(jobs.Plan('other', 'debug', 'debug', ['vm'], {}, [], 1),
+                                  out).height == 4     # two runs of two figures
+
+
+def test_the_runs_outlier_options_are_the_verdicts_and_an_outlier_fails_without_suspects(
+        tmp_path):
+    '''Six nodes at 101.0 to 101.5 GFLOP/s and n5 at 94.0, 7% below their median: an
+    outlier by its z score; short of the 10% the verdicts take by default, a failure at a
+    minimum effect of 5%; without the suspects' test (judge's default), a failure now.'''
+    values = {f'n{i}': [101.0 + i * 0.1] for i in range(6)}
+    values['n6'] = [94.0]
+    Jobs(values)._write(tmp_path, list(values), [])
+    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
+    assert {v['node']: v['verdict'] for v in accept.judge(plan, tmp_path, {}, {})}['n6'] == 'pass'
+    v = {v['node']: v for v in accept.judge(plan, tmp_path, {}, {'min_effect': 0.05})}
+    assert v['n6']['verdict'] == 'fail', v['n6']
+    assert [v[n]['verdict'] for n in values if n != 'n6'] == ['pass'] * 6
+    paired = accept.judge(plan, tmp_path, {}, {'min_effect': 0.05}, paired=True)
+    assert {v['node']: v['verdict'] for v in paired}['n6'] == 'pass'
