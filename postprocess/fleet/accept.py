@@ -69,7 +69,7 @@ def judge(plan, out, job_ids, outliers, paired=False):
     df = df.filter((df['system'] == plan.system) & (df['partition'] == plan.partition))
     states = dict({n: 'idle' for n in plan.testable}, **plan.untested)
     return _verdicts.judge(df, states, failures=jobs.outcomes(out, job_ids),
-                           same_checks=True, paired=paired)
+                           same_checks=True, paired=paired, **outliers)
 
 
 @dataclasses.dataclass
