@@ -704,3 +704,43 @@ def test_a_retest_leaves_an_outlier_short_of_gross_to_the_suspects_test(tmp_path
         "HpccHpl gflops=85 GFLOPS: suspect (16% below the nodes' median); paired with n3: ")
     assert rounds and all(r == ['n2', 'n3'] for r in rounds)
     assert len(given) == 2 + len(rounds) and all(g is progress for g in given), given
+
+
+@pytest.mark.parametrize('beta, suspect', [(0.05, False), (0.2, True)])
+def test_a_history_suspect_is_taken_where_its_level_is_known_well_enough_at_the_error_rates(
+        tmp_path, monkeypatch, beta, suspect):
+    '''Three earlier runs of seven nodes, their Triad swinging 1.8% from run to run, n2's
+    13.6% above the others' (its level relative to the fleet: ln 1.136 = +0.1275); now all
+    at 12.5 GB/s, so n2 is 12% below its own earlier level and at the nodes' median. The
+    noise, by hand: 21 differences in ln, 7 of +0.0360, 7 of -0.0360, 6 of +0.0182 (the
+    run now), n2's -0.1093; median +0.0182, median absolute deviation 0.0178: sigma 1.4826
+    x 0.0178 / sqrt(2) = 1.87% a run. A level of 3 runs beside another of 3 is known to
+    0.0187 x sqrt(2 / 3) = 1.53%; at alpha 0.01, beta 0.05 a 10% deficit needs it within
+    ln(0.9) / (2 x 3.97) = 1.33% -- no suspect; at beta 0.2, within 1.66% (z 3.17) -- n2 is
+    a suspect, measured beside n0 and confirmed.'''
+    monkeypatch.setenv('MDXBENCH_STATE_DIR', str(tmp_path / 'state'))
+    nodes = [f'n{i}' for i in range(7)]
+    s = 0.018
+    hist = Jobs({n: [12.5 * (1.136 if n == 'n2' else 1) * (1 - s if k % 2 == 0 else 1 + s)
+                     for k in range(3)] for n in nodes}, template=STREAM, var='triad',
+                clock=-100000)
+    for _ in range(3):
+        hist._write(tmp_path / 'history', nodes, [])
+    fake = Jobs({n: [12.5] * 5 for n in nodes}, template=STREAM, var='triad')
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
+    monkeypatch.setattr(accept._suspects, 'now', fake.now)
+    plan = jobs.Plan('nscluster', 'nodes', 'nodes', nodes, {}, [], 8)
+    seq = accept.sequential(0.01, beta, 4, [tmp_path / 'history' / 'perflogs'],
+                            system='nscluster', partition='nodes')
+    out = accept.run(plan, tmp_path / 'run', [], '10:00', [], {}, retests=1,
+                     log=lambda *a: None, sequential=seq)
+    v = {x['node']: x for x in out.verdicts}
+    if not suspect:
+        assert fake.calls[1:] == [] and v['n2']['verdict'] == 'pass', v['n2']
+        return
+    assert fake.calls[1][0] == ['n2', 'n0'], fake.calls
+    assert v['n2']['verdict'] == 'fail', v['n2']
+    assert v['n2']['reasons'][0].startswith(
+        'StreamOmp %threads=one-thread triad=12.5 GB/s: suspect (12% below its own earlier '
+        "level, the median of 3 run(s), the pair's known to \u00b11.5%); paired with n0: "), v['n2']
