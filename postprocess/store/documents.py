@@ -24,7 +24,13 @@ _KEYWORDS = ('system', 'partition', 'environ', 'check', 'display_name', 'hashcod
 _DOUBLES = ('perf_value', 'perf_ref', 'perf_lower_thres', 'perf_upper_thres')
 
 
-def template_body(prefix):
+#: the index settings when none are given (esclient.index_settings' defaults)
+DEFAULT_SETTINGS = {'number_of_shards': 1, 'auto_expand_replicas': '0-1'}
+
+
+def template_body(prefix, index_settings=None):
+    '''The index template of ``prefix``'s monthly indices: their mapping, and their shards
+    and replicas (``index_settings``; :data:`DEFAULT_SETTINGS`).'''
     props = {k: {'type': 'keyword'} for k in _KEYWORDS}
     props.update({k: {'type': 'double'} for k in _DOUBLES})
     props.update({
@@ -40,7 +46,7 @@ def template_body(prefix):
         'index_patterns': [f'{prefix}-*'],
         'priority': 200,
         'template': {
-            'settings': {'number_of_shards': 1, 'number_of_replicas': 0},
+            'settings': dict(index_settings or DEFAULT_SETTINGS),
             'mappings': {'dynamic': 'strict', 'properties': props},
         },
         '_meta': {'owner': 'mdxbench', 'format': perflog.FORMAT_TAG},

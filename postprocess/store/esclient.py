@@ -1,7 +1,8 @@
 '''Connection to Elasticsearch, configured from the environment.
 
 =============================  ==========================================================
-``MDXBENCH_ES_URL``            cluster URL (default ``http://127.0.0.1:9200``, ci/'s local one)
+``MDXBENCH_ES_URL``            the cluster's URL, or several nodes' comma-separated (default
+                               ``http://127.0.0.1:9200``, ci/'s local one)
 ``MDXBENCH_ES_API_KEY``        API key (the base64 ``id:key`` form), or
 ``MDXBENCH_ES_API_KEY_FILE``   a file holding it, readable by its owner only (0600)
 ``MDXBENCH_ES_USER``           basic-auth user, with
@@ -10,9 +11,19 @@
 ``MDXBENCH_ES_CA_CERTS``       CA bundle to verify the server's certificate
 ``MDXBENCH_ES_INSECURE``       ``1`` turns certificate verification off (with a warning)
 ``MDXBENCH_ES_INDEX_PREFIX``   index name prefix (default ``mdxbench-perf``)
+``MDXBENCH_ES_SHARDS``         primary shards of a monthly index (default 1)
+``MDXBENCH_ES_REPLICAS``       its replicas: a number, or a range ``0-1`` / ``1-all`` that
+                               Elasticsearch expands to the nodes there are (default
+                               ``0-1``: none on one node, a copy on a cluster)
 =============================  ==========================================================
 
 Secrets are read here and handed to the client; they are never printed or logged.
+
+Several nodes: the client spreads requests over them (round robin) and sends a request
+that met a refused or reset connection, or a 429 or 503 (the node busy or leaving), to the
+next node -- elasticsearch-py's node pool and retries (``max_retries``: each node once),
+with its back-off on a dead node. A timeout is not retried there (the request may have
+been carried out: the ingest's own retry settles that), and neither is any other 4xx.
 '''
 import os
 import stat
@@ -22,6 +33,10 @@ from mdxbench import settings
 
 DEFAULT_URL = 'http://127.0.0.1:9200'
 DEFAULT_PREFIX = 'mdxbench-perf'
+#: answers that mean "not carried out, try another node": too many requests, unavailable
+RETRY_ON_STATUS = (429, 503)
+#: replicas of a monthly index: none on one node, one copy where there is a second node
+DEFAULT_REPLICAS = '0-1'
 
 
 class ConfigError(Exception):
@@ -62,9 +77,11 @@ def _secret(env, var):
 def client_options(env=None, url=None):
     '''Keyword arguments for ``elasticsearch.Elasticsearch``, from the environment.'''
     env = os.environ if env is None else env
-    url = url_of(env, url)
-    opts = {'hosts': [url], 'request_timeout': float(settings.get('MDXBENCH_ES_TIMEOUT', env, 30)),
-            'max_retries': 0, 'retry_on_timeout': False}
+    hosts = hosts_of(env, url)
+    opts = {'hosts': hosts,
+            'request_timeout': float(settings.get('MDXBENCH_ES_TIMEOUT', env, 30)),
+            'max_retries': len(hosts) - 1, 'retry_on_status': RETRY_ON_STATUS,
+            'retry_on_timeout': False}
     api_key = _secret(env, 'MDXBENCH_ES_API_KEY')
     user = settings.get('MDXBENCH_ES_USER', env)
     if api_key and user:
@@ -80,7 +97,7 @@ def client_options(env=None, url=None):
 
         opts['basic_auth'] = (user, password)
 
-    if url.startswith('https://'):
+    if hosts[0].startswith('https://'):
         if settings.get('MDXBENCH_ES_CA_CERTS', env):
             opts['ca_certs'] = settings.get('MDXBENCH_ES_CA_CERTS', env)
 
@@ -111,14 +128,53 @@ def make_client(env=None, url=None, raw=False):
 
 
 def url_of(env=None, url=None):
-    '''The Elasticsearch URL the options and environment name.'''
+    '''The Elasticsearch URL the options and environment name (several nodes': their URLs
+    comma-separated, as given).'''
     env = os.environ if env is None else env
     return url or settings.get('MDXBENCH_ES_URL', env) or DEFAULT_URL
+
+
+def hosts_of(env=None, url=None):
+    '''The nodes' URLs of :func:`url_of`: one, or several given comma-separated -- all of
+    one scheme (TLS is verified for all or none).'''
+    given = url_of(env, url)
+    hosts = [h.strip() for h in given.split(',') if h.strip()]
+    if not hosts:
+        raise ConfigError(f'MDXBENCH_ES_URL={given!r} names no node')
+    schemes = {h.split('://', 1)[0] if '://' in h else None for h in hosts}
+    if None in schemes:
+        raise ConfigError(f'MDXBENCH_ES_URL: {next(h for h in hosts if "://" not in h)!r} '
+                          f'has no scheme (http:// or https://)')
+    if len(schemes) > 1:
+        raise ConfigError(f'MDXBENCH_ES_URL mixes {" and ".join(sorted(schemes))} nodes: '
+                          f'give one scheme for all')
+    return hosts
 
 
 def index_prefix(env=None):
     env = os.environ if env is None else env
     return settings.get('MDXBENCH_ES_INDEX_PREFIX', env) or DEFAULT_PREFIX
+
+
+def index_settings(env=None):
+    '''The monthly indices' settings of ``MDXBENCH_ES_SHARDS`` and ``MDXBENCH_ES_REPLICAS``,
+    as the index template takes them.'''
+    import re
+
+    env = os.environ if env is None else env
+    shards = settings.get('MDXBENCH_ES_SHARDS', env) or '1'
+    replicas = (settings.get('MDXBENCH_ES_REPLICAS', env) or DEFAULT_REPLICAS).strip()
+    if not re.fullmatch(r'[1-9]\d*', shards.strip()):
+        raise ConfigError(f'MDXBENCH_ES_SHARDS={shards!r}: a number of shards, 1 or more')
+    out = {'number_of_shards': int(shards)}
+    if re.fullmatch(r'\d+', replicas):
+        out['number_of_replicas'] = int(replicas)
+    elif re.fullmatch(r'\d+-(\d+|all)', replicas):
+        out['auto_expand_replicas'] = replicas
+    else:
+        raise ConfigError(f'MDXBENCH_ES_REPLICAS={replicas!r}: a number of replicas, or a '
+                          f'range such as 0-1 or 1-all')
+    return out
 
 
 def redact(text, env=None):

@@ -38,6 +38,7 @@ import time
 
 from mdxbench.post import exits
 from mdxbench import perflog
+from mdxbench.post.store import esclient
 from mdxbench.post.store.documents import line_documents, template_body, to_document
 from mdxbench.post.store.locks import state_lock
 from mdxbench.post.store.records import perflog_files
@@ -118,6 +119,10 @@ class StateFile:
         os.replace(tmp, self.path)
 
 
+def _settings_text(s):
+    return ', '.join(f'{k} {v}' for k, v in sorted(s.items())) or 'none'
+
+
 @contextlib.contextmanager
 def _fewer_collections():
     '''Python's cycle collector less often while records are made (millions of small
@@ -135,9 +140,11 @@ def _fewer_collections():
 
 class Ingestor:
     def __init__(self, client, prefix, state_path, dead_letter_path, *, batch_size=1000,
-                 retry_seconds=60.0, lock_wait=300.0, out=sys.stderr):
+                 retry_seconds=60.0, lock_wait=300.0, out=sys.stderr, index_settings=None):
         self.client = client
         self.prefix = prefix
+        #: the monthly indices' shards and replicas (None: esclient.index_settings())
+        self.index_settings = index_settings
         self.state_path = pathlib.Path(state_path)
         self.lock_wait = lock_wait
         self.state = None       # read under the lock, in run()
@@ -164,8 +171,35 @@ class Ingestor:
 
     # --- Elasticsearch --------------------------------------------------------------
     def ensure_template(self):
-        body = template_body(self.prefix)
+        '''The index template as this version makes it: an older one is replaced in place,
+        what changed in its settings said; the indices it made take the new replicas
+        (shards are fixed at an index's creation: the next month's takes them).'''
+        from elasticsearch import NotFoundError
+
+        wanted = self.index_settings or esclient.index_settings()
+        body = template_body(self.prefix, wanted)
+        try:
+            found = self._call(lambda: self.client.indices.get_index_template(name=self.prefix))
+            [old] = found['index_templates']
+            before = old['index_template'].get('template', {}).get('settings', {})
+        except NotFoundError:
+            before = None
+        now = {k: str(v) for k, v in wanted.items()}
+        if before is not None:
+            before = {k: str(v) for k, v in (before.get('index') or before).items()}
+            if before != now:
+                self._say(f'index template {self.prefix}: settings '
+                          f'{_settings_text(before)} -> {_settings_text(now)}')
         self._call(lambda: self.client.indices.put_index_template(name=self.prefix, **body))
+        replicas = ({'index.auto_expand_replicas': wanted['auto_expand_replicas']}
+                    if 'auto_expand_replicas' in wanted else
+                    {'index.auto_expand_replicas': False,
+                     'index.number_of_replicas': wanted['number_of_replicas']})
+        if before is not None and before != now:
+            self._call(lambda: self.client.indices.put_settings(
+                index=f'{self.prefix}-*', allow_no_indices=True, settings=replicas))
+            self._say(f'indices {self.prefix}-*: ' + ', '.join(
+                f'{k.split(".", 1)[1]} {str(v).lower()}' for k, v in replicas.items()))
         # indices made from an older template get the fields added since (a strict
         # mapping refuses unknown fields, and adding one is allowed)
         props = body['template']['mappings']['properties']
@@ -223,13 +257,20 @@ class Ingestor:
         unanswered = []
         resp = self._call(lambda: self.client.bulk(operations=body), unanswered)
         results = [next(iter(it.values())) for it in resp['items']]
-        if unanswered:
+        if unanswered or self._several_nodes():
             self._own_conflicts(results, now)
         return results
 
+    def _several_nodes(self):
+        '''Whether the client knows several nodes: it then sends a request whose connection
+        was reset to the next one, and the first may have carried it out (esclient).'''
+        pool = getattr(getattr(self.client, 'transport', None), 'node_pool', None)
+        return pool is not None and len(pool.all()) > 1
+
     def _own_conflicts(self, results, now):
-        '''After an attempt whose answer was lost (a timeout on a busy Elasticsearch), the
-        re-sent request finds what the lost one stored: a 409 whose document carries this
+        '''After an attempt whose answer was lost (a timeout on a busy Elasticsearch, a
+        node lost in the middle of a request the client then sent to another), the re-sent
+        request finds what the lost one stored: a 409 whose document carries this
         request's own ``ingested_at`` was created by this run, not present before, and is
         counted so (status 201).'''
         conflicts = [r for r in results if r.get('status') == 409]

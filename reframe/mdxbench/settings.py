@@ -65,10 +65,16 @@ SETTINGS = (
        'status of MinIO\'s and warp\'s build beside the first tests: the integration tests '
        'that need them wait for it', 'install'),
     # --- Elasticsearch ----------------------------------------------------------------
-    _S('MDXBENCH_ES_URL', '`http://127.0.0.1:9200`', 'the Elasticsearch the commands use',
+    _S('MDXBENCH_ES_URL', '`http://127.0.0.1:9200`', 'the Elasticsearch the commands use: '
+       'its URL, or several nodes\' comma-separated',
        'elasticsearch'),
     _S('MDXBENCH_ES_INDEX_PREFIX', '`mdxbench-perf`', 'indices `<prefix>-<system>-<yyyy.mm>` '
        'and the index template `<prefix>`', 'elasticsearch'),
+    _S('MDXBENCH_ES_SHARDS', '`1`', 'primary shards of each monthly index (the index '
+       'template; new indices only)', 'elasticsearch'),
+    _S('MDXBENCH_ES_REPLICAS', '`0-1`', 'replicas of each monthly index: a number, or a '
+       'range Elasticsearch expands to the nodes there are (`0-1`: none on one node, a '
+       'copy on a cluster); the template and the existing indices take it', 'elasticsearch'),
     _S('MDXBENCH_ES_USER', 'none', 'basic authentication user (with a password)',
        'elasticsearch'),
     _S('MDXBENCH_ES_PASSWORD', 'none', 'its password (never logged; prefer the file)',

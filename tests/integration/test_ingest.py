@@ -264,3 +264,56 @@ def test_a_line_still_being_written_is_unfinished_then_sent(es, tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     assert 'records 6, sent 6, created 6' in res.stdout and 'unfinished 0' in res.stdout
     assert count(es) == 24
+
+
+def test_an_older_template_is_upgraded_in_place_and_its_indices_take_the_replicas(es, tmp_path):
+    '''An index template and a monthly index as the previous version made them (no replica,
+    fixed): the next ingest replaces the template, says what changed, and the index it made
+    now expands its replicas to the nodes there are (0-1: none on this one node, so it
+    stays green); MDXBENCH_ES_REPLICAS=1 then fixes one copy (yellow on one node).'''
+    from mdxbench.post.store import documents
+
+    client, prefix = es['client'], es['prefix']
+    old = documents.template_body(prefix, {'number_of_shards': 1, 'number_of_replicas': 0})
+    client.indices.put_index_template(name=prefix, **old)
+    client.indices.create(index=f'{prefix}-local-2026.10')
+    res = mdxbench('ingest', str(_perflog(tmp_path, 2)), '--state', str(tmp_path / 's.json'),
+                   env=es['env'])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (f'index template {prefix}: settings number_of_replicas 0, number_of_shards 1 -> '
+            'auto_expand_replicas 0-1, number_of_shards 1') in res.stderr, res.stderr
+    assert f'indices {prefix}-*: auto_expand_replicas 0-1' in res.stderr
+    tpl = client.indices.get_index_template(name=prefix)['index_templates'][0]
+    assert tpl['index_template']['template']['settings']['index'] == {
+        'number_of_shards': '1', 'auto_expand_replicas': '0-1'}
+    for index in (f'{prefix}-local-2026.10', f'{prefix}-local-2026.11'):
+        s = client.indices.get_settings(index=index)[index]['settings']['index']
+        assert s['auto_expand_replicas'] == '0-1', (index, s)
+    health = client.cluster.health(index=f'{prefix}-*')
+    assert health['status'] == 'green', health
+    # the same settings again: nothing said
+    res = mdxbench('ingest', str(tmp_path / 'perflogs'), '--state', str(tmp_path / 's.json'),
+                   env=es['env'])
+    assert 'index template' not in res.stderr, res.stderr
+    res = mdxbench('ingest', str(tmp_path / 'perflogs'), '--state', str(tmp_path / 's.json'),
+                   env=dict(es['env'], MDXBENCH_ES_REPLICAS='1'))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f'indices {prefix}-*: auto_expand_replicas false, number_of_replicas 1' in res.stderr
+    s = client.indices.get_settings(index=f'{prefix}-local-2026.11')[
+        f'{prefix}-local-2026.11']['settings']['index']
+    assert (s['number_of_replicas'], s['auto_expand_replicas']) == ('1', 'false'), s
+
+
+def test_a_node_of_the_hosts_list_that_is_down_is_passed_over(es, tmp_path):
+    '''MDXBENCH_ES_URL names a node where nothing listens before the real one: the client
+    sends each request the refused node could not take to the next, and every record is
+    stored once (300 records: 50 lines of six figures).'''
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    env = dict(es['env'], MDXBENCH_ES_URL=f'http://127.0.0.1:{port},{es["url"]}')
+    res = mdxbench('ingest', str(_perflog(tmp_path, 50)), '--state', str(tmp_path / 's.json'),
+                   '--retry-seconds', '5', env=env, timeout=HANG_S)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'records 300, sent 300, created 300' in res.stdout, res.stdout
+    assert count(es) == 300

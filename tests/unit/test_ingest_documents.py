@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from mdxbench import perflog
-from mdxbench.post.store import documents
+from mdxbench.post.store import documents, esclient
 
 FIX = pathlib.Path(__file__).resolve().parents[1] / 'fixtures' / 'perflogs'
 
@@ -165,12 +165,27 @@ def test_a_lines_meta_made_once_is_the_documents_meta():
 def test_the_index_template_wins_its_indices_and_keeps_meta_searchable():
     '''What the template settles besides the fields: it is ours (``_meta``, what an operator
     sees in ``GET _index_template``), it wins over Elasticsearch's own templates (priority
-    100) where patterns overlap, a month's index is one shard with no replica (one node;
-    issue 59 makes replicas a setting), and a meta value is searchable up to the longest
+    100) where patterns overlap, a month's index is one shard whose replicas expand to the
+    nodes there are, 0 to 1, unless the site says otherwise (MDXBENCH_ES_SHARDS,
+    MDXBENCH_ES_REPLICAS), and a meta value is searchable up to the longest
     keyword Lucene keeps (32,766 bytes: 8,191 characters of four bytes each).'''
     body = documents.template_body('pfx')
     assert body['_meta'] == {'owner': 'mdxbench', 'format': perflog.FORMAT_TAG}
     assert body['priority'] > 100
-    assert body['template']['settings'] == {'number_of_shards': 1, 'number_of_replicas': 0}
+    assert body['template']['settings'] == {'number_of_shards': 1, 'auto_expand_replicas': '0-1'}
+    assert documents.template_body('pfx', esclient.index_settings({}))['template'][
+        'settings'] == {'number_of_shards': 1, 'auto_expand_replicas': '0-1'}
+    site = esclient.index_settings({'MDXBENCH_ES_SHARDS': '3', 'MDXBENCH_ES_REPLICAS': '2'})
+    assert documents.template_body('pfx', site)['template']['settings'] == {
+        'number_of_shards': 3, 'number_of_replicas': 2}
+    assert esclient.index_settings({'MDXBENCH_ES_REPLICAS': '1-all'}) == {
+        'number_of_shards': 1, 'auto_expand_replicas': '1-all'}
+    for var, value, said in (
+            ('MDXBENCH_ES_SHARDS', '0', "MDXBENCH_ES_SHARDS='0': a number of shards, 1 or more"),
+            ('MDXBENCH_ES_REPLICAS', 'two', "MDXBENCH_ES_REPLICAS='two': a number of replicas, "
+                                            "or a range such as 0-1 or 1-all")):
+        with pytest.raises(esclient.ConfigError) as err:
+            esclient.index_settings({var: value})
+        assert str(err.value) == said
     meta = body['template']['mappings']['properties']['meta']
     assert meta == {'type': 'flattened', 'ignore_above': 32766 // 4}
