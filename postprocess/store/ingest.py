@@ -55,6 +55,7 @@ class Counts:
     pending: int = 0        # not acknowledged (Elasticsearch unreachable): next run
     unfinished: int = 0     # last lines still being written (no newline yet): next run
     dry_run: int = 0        # lines of reframe --dry-run cases: no measurement, not sent
+    retried: int = 0        # requests sent again: by the client to another node, or later
 
     def exit_code(self):
         if self.pending:
@@ -117,6 +118,25 @@ class StateFile:
         tmp = self.path.with_name(f'.{self.path.name}.{os.getpid()}.tmp')
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
         os.replace(tmp, self.path)
+
+
+@contextlib.contextmanager
+def _client_retries(counts):
+    '''Count in ``counts.retried`` the requests the client sent again to another node (what
+    elastic-transport logs as it does: "Retrying request ..."), not printed.'''
+    import logging
+
+    class Retries(logging.Handler):
+        def emit(self, record):
+            if record.getMessage().startswith('Retrying request'):
+                counts.retried += 1
+
+    logger, handler = logging.getLogger('elastic_transport.transport'), Retries()
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def _settings_text(s):
@@ -238,6 +258,7 @@ class Ingestor:
                 raise _Unavailable(reason)
 
             time.sleep(delay)
+            self.counts.retried += 1
             delay = min(delay * 2, 10)
 
     def _body(self, items):
@@ -450,7 +471,8 @@ class Ingestor:
     def run(self, paths):
         '''Ingest under the state file's lock (raises LockBusy past ``lock_wait``).'''
         files = perflog_files(paths)
-        with state_lock(self.state_path, self.lock_wait, self.out), _fewer_collections():
+        with state_lock(self.state_path, self.lock_wait, self.out), _fewer_collections(), \
+                _client_retries(self.counts):
             self.state = StateFile(self.state_path)
             return self._run(files)
 

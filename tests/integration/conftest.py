@@ -87,11 +87,12 @@ def pytest_collection_modifyitems(items):
 #: but those named in NO_SERVICES. With pytest sessions at once (ci/test.sh) each of
 #: them holds an exclusive lock on SERVICES_LOCK for its whole module, so the main job never
 #: shares the node with another module's jobs nor meets a stopped Elasticsearch.
-#: NO_SERVICES: the namespace cluster's modules (its own slurmctld and nodes), Spack's,
+#: NO_SERVICES: the namespace cluster's modules (its own slurmctld and nodes), the
+#: Elasticsearch cluster's (its own three nodes, ci/es-cluster.sh), Spack's,
 #: the build and report modules that start nothing (a module added is locked by default).
 NO_SERVICES = ('test_incident_split', 'test_fleet_acceptance', 'test_cluster',
                'test_zz_every_check', 'test_spack', 'test_perf_window', 'test_gpunode_bundle',
-               'test_report')
+               'test_report', 'test_es_cluster')
 
 
 @pytest.fixture(scope='module', autouse=True)
