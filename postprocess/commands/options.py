@@ -28,8 +28,8 @@ def source(p):
 
 def es_url(p, what=''):
     '''The Elasticsearch URL option, its default said once (``esclient.DEFAULT_URL``).'''
-    p.add_argument('--es-url', help=f'{what}Elasticsearch URL (default: $MDXBENCH_ES_URL or '
-                   f'{esclient.DEFAULT_URL})')
+    p.add_argument('--es-url', help=f'{what}Elasticsearch URL, or several nodes\' '
+                   f'comma-separated (default: $MDXBENCH_ES_URL or {esclient.DEFAULT_URL})')
 
 
 def outliers(p):
