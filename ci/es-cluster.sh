@@ -7,7 +7,7 @@
 # test cluster's): a node bound to a non-loopback address runs Elasticsearch's production
 # bootstrap checks, and this machine's hard limit of open files (20,000; a container's, not
 # raised by root) is below the 65,535 they demand. A node is cut off from the others and
-# from the clients by a tc filter on lo that drops its address's packets.
+# from the clients by tc on lo, which drops its address's packets.
 # Usage: ci/es-cluster.sh start [N]|stop|status|urls
 #        ci/es-cluster.sh kill NAME     SIGKILL a node's JVM (a crash: nothing flushed)
 #        ci/es-cluster.sh restart NAME  start a killed or stopped node again, wait for it
@@ -117,37 +117,37 @@ stop() {
     join_all
 }
 
-# cut NAME: every packet to or from the node's address dropped (lo's egress carries both)
+# cut NAME: every packet to or from the node's address dropped: an htb root qdisc on lo
+# (everything else through its default class, unlimited), the node's address classified
+# into a class of its own whose queue holds nothing (pfifo limit 0: each packet dropped).
+# (This kernel has neither the prio qdisc nor tc actions.) CBASE/cut lists the nodes cut.
 cut() {
-    local ip
-    ip=$(node_ip "$(node_index "$1")")
-    tc qdisc show dev lo | grep -q 'qdisc prio 1:' || tc qdisc add dev lo root handle 1: prio
-    tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dst "$ip/32" action drop
-    tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip src "$ip/32" action drop
+    local i ip
+    i=$(node_index "$1") ip=$(node_ip "$i")
+    if ! tc qdisc show dev lo | grep -q 'qdisc htb 1:'; then
+        tc qdisc add dev lo root handle 1: htb default 10 2>/dev/null
+        tc class add dev lo parent 1: classid 1:10 htb rate 100gbit 2>/dev/null
+    fi
+    tc class add dev lo parent 1: classid "1:$((20 + i))" htb rate 1mbit 2>/dev/null
+    tc qdisc add dev lo parent "1:$((20 + i))" handle "$((20 + i)):" pfifo limit 0
+    tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dst "$ip/32" flowid "1:$((20 + i))"
+    tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip src "$ip/32" flowid "1:$((20 + i))"
+    grep -qx "$1" "$CBASE/cut" 2>/dev/null || echo "$1" >>"$CBASE/cut"
     log "es-cluster: $1 cut off ($ip dropped on lo)"
 }
 
 join_all() {
-    tc qdisc show dev lo | grep -q 'qdisc prio 1:' && tc qdisc del dev lo root || true
+    if tc qdisc show dev lo | grep -q 'qdisc htb 1:'; then tc qdisc del dev lo root; fi
+    rm -f "$CBASE/cut"
 }
 
-# join NAME: its filters removed (all nodes' filters go with the qdisc; the others cut are
-# cut again)
+# join NAME: lo's qdisc made again without it (the others cut stay cut)
 join() {
-    local keep=() i
-    for i in $(cut_nodes); do [[ $i != "$1" ]] && keep+=("$i"); done
+    local keep=() n
+    while read -r n; do [[ -n $n && $n != "$1" ]] && keep+=("$n"); done < <(cat "$CBASE/cut" 2>/dev/null)
     join_all
-    for i in "${keep[@]}"; do cut "$i" >/dev/null; done
+    for n in "${keep[@]}"; do cut "$n" >/dev/null; done
     log "es-cluster: $1 joined again"
-}
-
-cut_nodes() {
-    local i ip
-    for ((i = 1; i <= $(count); i++)); do
-        ip=$(node_ip "$i")
-        tc filter show dev lo 2>/dev/null | grep -q "match $(printf '%02x%02x%02x%02x' ${ip//./ })/ffffffff at 16" \
-            && echo "$(node_name "$i")"
-    done
 }
 
 kill_node() {

@@ -83,3 +83,44 @@ def test_a_data_node_killed_in_the_middle_of_an_ingest_loses_nothing(cluster, tm
     shards = client.cat.shards(index=names[0], format='json')
     assert sorted(s['prirep'] for s in shards) == ['p', 'r'], shards
     client.indices.delete(index=','.join(names))
+
+
+def test_a_node_cut_off_in_the_middle_of_an_ingest_stores_nothing_unacknowledged(
+        cluster, tmp_path):
+    '''As above, a node that is not the master cut off instead (every packet of its address
+    dropped: no refusal, no reset -- requests to it time out, 10 s here). The cluster drops
+    it and promotes its shards' replicas; the ingest sends again what timed out and reads
+    back what a lost request stored itself: every record created once, none present,
+    none pending. Joined again, the cluster is green with three nodes and holds each
+    document once.'''
+    client, prefix = cluster['client'], f'mdxbench-cut-{uuid.uuid4().hex[:8]}'
+    plogs = _perflog(tmp_path, 4000)
+    env = {'MDXBENCH_ES_URL': ','.join(cluster['urls']), 'MDXBENCH_ES_INDEX_PREFIX': prefix,
+           'MDXBENCH_STATE_DIR': str(tmp_path / 'state'), 'MDXBENCH_ES_TIMEOUT': '10'}
+    proc = subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest', str(plogs), '--state',
+                             str(tmp_path / 's.json'), '--retry-seconds', '300'],
+                            env=dict(os.environ, **env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    master = es_cluster('master')
+    victim = next(n for n in ('mdxes1', 'mdxes2', 'mdxes3') if n != master)
+    t0 = time.monotonic()
+    while _count(client, prefix) == 0 or client.cluster.health(
+            index=f'{prefix}-*')['status'] != 'green':
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < HANG_S, 'no document stored'
+        time.sleep(0.2)
+    assert proc.poll() is None, 'the ingest ended before a node could be cut off'
+    es_cluster('cut', victim)
+    try:
+        out, err = proc.communicate(timeout=HANG_S)
+    finally:
+        es_cluster('join', victim)
+    print(f'{victim} cut off after {time.monotonic() - t0:.1f} s; {out.strip()}')
+    assert proc.returncode == 0, out + err
+    assert 'records 24000, sent 24000, created 24000, present 0, rejected 0, malformed 0, ' \
+           'pending 0' in out, out
+    health = client.cluster.health(index=f'{prefix}-*', wait_for_status='green',
+                                   wait_for_nodes=3, timeout='180s')
+    assert health['status'] == 'green' and health['number_of_nodes'] == 3, health
+    assert _count(client, prefix) == 24000
+    client.indices.delete(index=','.join(client.indices.get(index=f'{prefix}-*')))
