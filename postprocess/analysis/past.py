@@ -101,13 +101,13 @@ def figures(values, starts, ns, min_size=changes.MIN_SIZE):
     starts, ns = np.asarray(starts, dtype=np.int64), np.asarray(ns, dtype=np.int64)
     k = len(ns)
     seg = np.repeat(np.arange(k), ns)
-    total = np.add.reduceat(values, starts) if k else np.zeros(0)
+    # (reduceat of no series is empty: the sums of a past of none)
+    total = np.add.reduceat(values, starts)
     d2 = np.zeros(len(values))
     d2[:-1] = np.diff(values) ** 2
     d2[starts + ns - 1] = 0.0
-    ssd = np.add.reduceat(d2, starts) if k else np.zeros(0)
-    bits = np.add.reduceat(values.view(np.uint64), starts, dtype=np.uint64) if k else \
-        np.zeros(0, dtype=np.uint64)
+    ssd = np.add.reduceat(d2, starts)
+    bits = np.add.reduceat(values.view(np.uint64), starts, dtype=np.uint64)
     p = ns.astype(float)
     with np.errstate(invalid='ignore', divide='ignore'):
         unit = np.sqrt(ssd / np.maximum(ns - 1, 1) / 2) / np.sqrt(p)

@@ -268,3 +268,18 @@ def test_a_kept_past_is_taken_only_while_its_files_are_there_unchanged(tmp_path)
     assert past.Past.load(part, cut) is None
     assert past.Past.load(part, cut, names, set()) is not None        # (told, not looked at)
     assert past.Past.load(part, cut, names, None) is None             # not told: looked at
+
+
+def test_a_past_of_no_series_has_no_figures_and_spares_nothing():
+    '''A chunk whose past holds no series (every one of its series new tonight): its
+    figures are empty columns of their types, and the bound spares none.'''
+    f = past.figures(np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    for name in ('sum', 'ssd', 'bits', 'unit'):
+        assert len(f[name]) == 0, (name, f[name])
+    assert f['bits'].dtype == np.uint64 and f['h'] == [] and f['tail'] == []
+    frame = pl.DataFrame({'_sid': np.zeros(0, np.uint64), 'start': np.zeros(0, np.int64),
+                          'n': np.zeros(0, np.uint32), **f}, schema_overrides=past.FRAME)
+    spared = past.quiet(frame, np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                        incremental.KAPPA, 6.0)
+    assert spared.dtype == bool and spared.shape == (0,)
+    assert past.ranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).shape == (0,)
