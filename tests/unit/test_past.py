@@ -61,8 +61,10 @@ def test_the_bound_never_spares_a_series_the_exact_screen_would_detect_again(see
     again = incremental.screen(whole, np.cumsum(ns) - ns, ns, np.zeros(len(ns), np.int64),
                                6.0)
     assert not (spared & again).any(), np.flatnonzero(spared & again)
-    # and it spares most of those the screen lets be: the quiet ones' reads are saved
-    assert spared.sum() >= 0.7 * (~again).sum(), (spared.sum(), (~again).sum())
+    # and it spares most of those the screen lets be: the quiet ones' reads are saved. The
+    # bound's tightness is the night's work: 86% on these series (seeds 0-2: 329/382,
+    # 332/382, 328/383); a bound that spares fewer than 85% reads more than it must
+    assert spared.sum() >= 0.85 * (~again).sum(), (spared.sum(), (~again).sum())
     assert again.sum() >= 50                # the steps are there to be caught
 
 
