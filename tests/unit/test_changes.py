@@ -262,3 +262,18 @@ def test_a_scans_summary_counts_its_regressions_and_the_series_it_read():
     cps = [{'verdict': 'regression'}, {'verdict': 'improvement'}, {'verdict': 'regression'}]
     assert changes.summary(df, cps) == {'change_points': cps, 'regressions': 2, 'series': 3}
     assert changes.summary(7, []) == {'change_points': [], 'regressions': 0, 'series': 7}
+
+
+def test_a_short_series_is_screened_with_the_tuning_it_is_scanned_with():
+    '''A 1% step at 1% noise (run 31 of 60), the minimum effect 0.5%: not found at the
+    default penalty, found at a penalty of 1 -- the screen that spares quiet series (of a
+    window or less) takes the penalty it is given, as the scan does. The change point says
+    its p-value (Mann-Whitney, below the 1% the scan keeps) and its noise relative to the
+    level: the series was made at 1% a run (between 0.5% and 1.5% measured).'''
+    x = gauss(100, 60, cv=0.01, seed=3)
+    x[30:] *= 0.99
+    df = records.frame(rows(x))
+    assert changes.scan(df, min_effect=0.005)[1] == []
+    [cp] = changes.scan(df, penalty=1.0, min_effect=0.005)[1]
+    assert cp['index'] == 30 and cp['pvalue'] < 0.01, cp
+    assert 0.005 < cp['noise'] < 0.015, cp
