@@ -277,3 +277,13 @@ def test_a_short_series_is_screened_with_the_tuning_it_is_scanned_with():
     [cp] = changes.scan(df, penalty=1.0, min_effect=0.005)[1]
     assert cp['index'] == 30 and cp['pvalue'] < 0.01, cp
     assert 0.005 < cp['noise'] < 0.015, cp
+
+
+def test_a_step_nearer_the_start_than_the_least_segment_is_found_where_the_size_allows():
+    '''A 10% step after run 3 of 60 at 1% noise: no segment of the default 5 runs fits
+    before it (none found), one of 3 does (found at run 4).'''
+    x = gauss(100, 60, cv=0.01, seed=3)
+    x[3:] *= 0.9
+    df = records.frame(rows(x))
+    assert changes.scan(df)[1] == []
+    assert [c['index'] for c in changes.scan(df, min_size=3)[1]] == [3]
