@@ -98,6 +98,10 @@ SETTINGS = (
        'distribution ci/elasticsearch.sh runs', 'elasticsearch'),
     _S('MDXBENCH_ES_PORT', '`9200`', 'its HTTP port', 'elasticsearch'),
     _S('MDXBENCH_ES_HEAP', '`512m`', 'its JVM heap', 'elasticsearch'),
+    _S('MDXBENCH_ES_CLUSTER_NODES', '`3`', 'the nodes of the test cluster '
+       '`ci/es-cluster.sh` starts', 'elasticsearch'),
+    _S('MDXBENCH_ES_CLUSTER_HEAP', '`256m`', 'the JVM heap of each of its nodes',
+       'elasticsearch'),
     _S('MDXBENCH_ES_SECURITY', 'unset', '`1`: start it with security on (TLS, users)',
        'elasticsearch'),
     _S('MDXBENCH_ES_ADMIN_USER', 'none (required with security on)', 'the superuser '
