@@ -40,15 +40,6 @@ SERVER_PID="$ES_BASE/run/server.pid"
 ES_LOGS="$ES_BASE/logs"
 LOG="$ES_LOGS/elasticsearch.out"
 
-java_home() {
-    local j
-    for j in "${ES_JAVA_HOME:-}" /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64; do
-        [[ -n $j && -x $j/bin/java ]] && { echo "$j"; return; }
-    done
-    j=$(readlink -f "$(command -v java)") || die "no Java runtime found (install openjdk-17-jre-headless)"
-    dirname "$(dirname "$j")"
-}
-
 healthy() {
     if [[ $SECURITY == 1 ]]; then
         # credentials through curl's config on stdin: never on a command line

@@ -37,15 +37,6 @@ set_paths
 node_dir() { echo "$CBASE/$(node_name "$1")"; }
 count() { cat "$NODES_FILE" 2>/dev/null || echo 0; }
 
-java_home() {
-    local j
-    for j in "${ES_JAVA_HOME:-}" /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64; do
-        [[ -n $j && -x $j/bin/java ]] && { echo "$j"; return; }
-    done
-    j=$(readlink -f "$(command -v java)") || die "no Java runtime found (install openjdk-17-jre-headless)"
-    dirname "$(dirname "$j")"
-}
-
 # (the integ-test-zip answers 405 to GET /: its root handler is a module it lacks)
 answers() { curl -fs --max-time 3 "$(node_url "$1")/_cluster/health?local=true" >/dev/null; }
 

@@ -149,6 +149,16 @@ ensure_es_user() {
         || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
 }
 
+# The Java 17 Elasticsearch runs on (ES_JAVA_HOME, Debian's, or the java on PATH).
+java_home() {
+    local j
+    for j in "${ES_JAVA_HOME:-}" /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64; do
+        [[ -n $j && -x $j/bin/java ]] && { echo "$j"; return; }
+    done
+    j=$(readlink -f "$(command -v java)") || die "no Java runtime found (install openjdk-17-jre-headless)"
+    dirname "$(dirname "$j")"
+}
+
 # Elasticsearch's home: it refuses to run as root, and runs as ES_USER.
 es_base() { reachable_dir es "$ES_USER"; }
 

@@ -55,6 +55,28 @@ def _stored_and_green(client, prefix):
         return False
 
 
+def _ingest_until_stored(cluster, tmp_path, prefix, **env):
+    '''An ingest of 24,000 records (4,000 perflog lines of six figures) through the three
+    nodes' URLs, running in the background until the month's index holds documents and is
+    green: (the ingest's process, a node that is not the elected master, when it began).'''
+    env = dict(os.environ, MDXBENCH_ES_URL=','.join(cluster['urls']),
+               MDXBENCH_ES_INDEX_PREFIX=prefix, MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
+               **env)
+    proc = subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest',
+                             str(_perflog(tmp_path, 4000)), '--state',
+                             str(tmp_path / 's.json'), '--retry-seconds', '600'],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    master = es_cluster('master')
+    victim = next(n for n in ('mdxes1', 'mdxes2', 'mdxes3') if n != master)
+    t0 = time.monotonic()
+    while not _stored_and_green(cluster['client'], prefix):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < HANG_S, 'no document stored'
+        time.sleep(0.2)
+    assert proc.poll() is None, 'the ingest ended before a node could be taken away'
+    return proc, victim, t0
+
+
 def test_a_data_node_killed_in_the_middle_of_an_ingest_loses_nothing(cluster, tmp_path):
     '''4,000 lines of six figures (24,000 records) ingested through the three nodes' URLs;
     once the first documents are stored and the month's index is green (its replica in
@@ -64,22 +86,7 @@ def test_a_data_node_killed_in_the_middle_of_an_ingest_loses_nothing(cluster, tm
     record (ids are the records', so none twice); the node started again, the cluster is
     green with the index's replica back.'''
     client, prefix = cluster['client'], f'mdxbench-kill-{uuid.uuid4().hex[:8]}'
-    plogs = _perflog(tmp_path, 4000)
-    env = {'MDXBENCH_ES_URL': ','.join(cluster['urls']), 'MDXBENCH_ES_INDEX_PREFIX': prefix,
-           'MDXBENCH_STATE_DIR': str(tmp_path / 'state')}
-    proc = subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest',
-                             str(plogs), '--state', str(tmp_path / 's.json'),
-                             '--retry-seconds', '600'],
-                            env=dict(os.environ, **env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    master = es_cluster('master')
-    victim = next(n for n in ('mdxes1', 'mdxes2', 'mdxes3') if n != master)
-    t0 = time.monotonic()
-    while not _stored_and_green(client, prefix):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() - t0 < HANG_S, 'no document stored'
-        time.sleep(0.2)
-    assert proc.poll() is None, 'the ingest ended before a node could be killed'
+    proc, victim, t0 = _ingest_until_stored(cluster, tmp_path, prefix)
     es_cluster('kill', victim)
     out, err = proc.communicate(timeout=HANG_S)
     print(f'{victim} killed after {time.monotonic() - t0:.1f} s; {out.strip()}')
@@ -110,21 +117,7 @@ def test_a_node_cut_off_in_the_middle_of_an_ingest_stores_nothing_unacknowledged
     none pending. Joined again, the cluster is green with three nodes and holds each
     document once.'''
     client, prefix = cluster['client'], f'mdxbench-cut-{uuid.uuid4().hex[:8]}'
-    plogs = _perflog(tmp_path, 4000)
-    env = {'MDXBENCH_ES_URL': ','.join(cluster['urls']), 'MDXBENCH_ES_INDEX_PREFIX': prefix,
-           'MDXBENCH_STATE_DIR': str(tmp_path / 'state'), 'MDXBENCH_ES_TIMEOUT': '10'}
-    proc = subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest', str(plogs), '--state',
-                             str(tmp_path / 's.json'), '--retry-seconds', '600'],
-                            env=dict(os.environ, **env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    master = es_cluster('master')
-    victim = next(n for n in ('mdxes1', 'mdxes2', 'mdxes3') if n != master)
-    t0 = time.monotonic()
-    while not _stored_and_green(client, prefix):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() - t0 < HANG_S, 'no document stored'
-        time.sleep(0.2)
-    assert proc.poll() is None, 'the ingest ended before a node could be cut off'
+    proc, victim, t0 = _ingest_until_stored(cluster, tmp_path, prefix, MDXBENCH_ES_TIMEOUT='10')
     es_cluster('cut', victim)
     try:
         out, err = proc.communicate(timeout=HANG_S)
