@@ -14,16 +14,24 @@
 #        ci/es-cluster.sh cut NAME|join NAME  its link down (cut off from the others and
 #                                       from the clients) or up again
 #        ci/es-cluster.sh master        the elected master's name
+#        ci/es-cluster.sh roll          a rolling restart of every node, one at a time
+#        ci/es-cluster.sh wipe          an empty cluster: the nodes' data removed, restarted
+#        ci/es-cluster.sh stop-node NAME  stop one node (SIGTERM: it leaves cleanly)
+#        ci/es-cluster.sh snapshots     the snapshot repositories' root (path.repo), a
+#                                       directory all nodes share, as a site's NFS mount
 # Tunables: MDXBENCH_ES_CLUSTER_NODES (3), MDXBENCH_ES_CLUSTER_HEAP (256m each),
+#           MDXBENCH_ES_CLUSTER_ADDRESS (127.0.0.11: the first node's, the others next),
 #           MDXBENCH_ES_TIMEOUT (180 s per wait), MDXBENCH_ES_VERSION, MDXBENCH_ES_HOME.
 source "$(dirname "$0")/lib.sh"
 
 ES_VERSION=${MDXBENCH_ES_VERSION:-8.19.21}
 HEAP=${MDXBENCH_ES_CLUSTER_HEAP:-256m}
 TIMEOUT=${MDXBENCH_ES_TIMEOUT:-180}
-NET=127.0.0
+FIRST=${MDXBENCH_ES_CLUSTER_ADDRESS:-127.0.0.11}
+[[ $FIRST =~ ^127\.([0-9]+\.){2}[0-9]+$ ]] || die "MDXBENCH_ES_CLUSTER_ADDRESS=$FIRST: a loopback address (127.x.y.z)"
+NET=${FIRST%.*}
 node_name() { echo "mdxes$1"; }
-node_ip() { echo "$NET.$((10 + $1))"; }
+node_ip() { echo "$NET.$((${FIRST##*.} - 1 + $1))"; }
 node_url() { echo "http://$(node_ip "$1"):9200"; }
 node_index() { local n=${1#mdxes}; [[ $n =~ ^[0-9]+$ ]] || die "no node $1 (mdxes1, mdxes2, ...)"; echo "$n"; }
 
@@ -65,6 +73,7 @@ path.logs: $dir/logs
 network.host: $(node_ip "$i")
 http.port: 9200
 transport.port: 9300
+path.repo: $CBASE/snapshots
 discovery.seed_hosts: [$seeds]
 cluster.initial_master_nodes: [$masters]
 action.destructive_requires_name: true
@@ -73,7 +82,8 @@ cluster.routing.allocation.disk.watermark.low: 3gb
 cluster.routing.allocation.disk.watermark.high: 2gb
 cluster.routing.allocation.disk.watermark.flood_stage: 1gb
 YML
-    chown -R "$ES_USER" "$dir"
+    mkdir -p "$CBASE/snapshots"
+    chown -R "$ES_USER" "$dir" "$CBASE/snapshots"
     setsid setpriv --reuid="$ES_USER" --regid="$(id -g "$ES_USER")" --clear-groups \
         env -i PATH=/usr/bin:/bin HOME="$dir" ES_JAVA_HOME="$(java_home)" \
         ES_PATH_CONF="$dir/config" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
@@ -92,7 +102,7 @@ start() {
     runuser -u "$ES_USER" -- test -r "$ES_HOME/bin/elasticsearch" \
         || die "user $ES_USER cannot read $ES_HOME"
     echo "$n" >"$NODES_FILE"
-    log "es-cluster: starting $n nodes ($ES_VERSION, heap $HEAP each) on $NET.11-$((10 + n))"
+    log "es-cluster: starting $n nodes ($ES_VERSION, heap $HEAP each) on $(node_ip 1)-$(node_ip "$n")"
     for ((i = 1; i <= n; i++)); do start_node "$i"; done
     wait_for "the cluster's $n nodes, green" "$TIMEOUT" "$(node_dir 1)/logs/out.log" cluster_green "$n"
     log "es-cluster: green with $n nodes after $((SECONDS - t0))s: $(urls)"
@@ -106,6 +116,19 @@ stop() {
         stop_pid "es-$(node_name "$i")-server" "$dir/run/server.pid" 60
     done
     join_all
+}
+
+# wipe: an empty cluster of as many nodes (a site's new cluster after losing the old one):
+# every node stopped, its data removed, the nodes started again; the snapshot
+# repositories (path.repo) stay
+wipe() {
+    local n i
+    n=$(count)
+    [[ $n -gt 0 ]] || die "es-cluster: not started"
+    stop
+    for ((i = 1; i <= n; i++)); do rm -rf "$(node_dir "$i")/data"; done
+    log "es-cluster: the data of $n nodes removed"
+    start "$n"
 }
 
 # cut NAME: every packet to or from the node's address dropped: an htb root qdisc on lo
@@ -164,6 +187,53 @@ restart_node() {
     log "es-cluster: $1 started again"
 }
 
+# roll: a rolling restart as Elastic's manual describes it, one node after the other:
+# replica allocation off (primaries only, so the cluster does not copy a leaving node's
+# shards elsewhere), the node stopped (SIGTERM: it leaves cleanly) and started again, once
+# it is back allocation on again, and the next node only when the cluster is green
+alive_other() {
+    local i
+    for ((i = 1; i <= $(count); i++)); do
+        [[ $i != "$1" ]] && answers "$i" && { echo "$i"; return; }
+    done
+    return 1
+}
+
+allocation() {
+    local via=$1 value=$2
+    curl -fs --max-time 30 -X PUT -H 'Content-Type: application/json' \
+        "$(node_url "$via")/_cluster/settings" \
+        -d "{\"persistent\": {\"cluster.routing.allocation.enable\": $value}}" >/dev/null \
+        || die "es-cluster: cannot set cluster.routing.allocation.enable to $value"
+}
+
+stop_node() {
+    local i dir
+    i=$(node_index "$1") dir=$(node_dir "$i")
+    stop_pid "es-$1-server" "$dir/run/server.pid" 120
+    stop_pid "es-$1" "$dir/run/launcher.pid" 60
+    log "es-cluster: $1 stopped"
+}
+
+green_via() { curl -fs --max-time 5 "$(node_url "$1")/_cluster/health?wait_for_status=green&wait_for_nodes=$2&timeout=1s" >/dev/null; }
+
+roll() {
+    local i via n t0=$SECONDS
+    n=$(count)
+    for ((i = 1; i <= n; i++)); do
+        via=$(alive_other "$i") || die "es-cluster: no node answers but $(node_name "$i")"
+        allocation "$via" '"primaries"'
+        curl -fs --max-time 60 -X POST "$(node_url "$via")/_flush" >/dev/null || true
+        stop_node "$(node_name "$i")"
+        start_node "$i"
+        wait_for "$(node_name "$i") answering" "$TIMEOUT" "$(node_dir "$i")/logs/out.log" answers "$i"
+        allocation "$i" null
+        wait_for "the cluster's $n nodes, green" "$TIMEOUT" "$(node_dir "$i")/logs/out.log" green_via "$i" "$n"
+        log "es-cluster: $(node_name "$i") restarted, the cluster green"
+    done
+    log "es-cluster: rolling restart of $n nodes in $((SECONDS - t0))s"
+}
+
 master() {
     curl -fs --max-time 5 "$(node_url "${1:-1}")/_cat/master?h=node" | tr -d ' \n'
 }
@@ -196,5 +266,9 @@ case ${1:-} in
     cut) cut "${2:?node}" ;;
     join) join "${2:?node}" ;;
     master) master "${2:-1}" ;;
-    *) die "usage: ci/es-cluster.sh start [N]|stop|status|urls|kill NAME|restart NAME|cut NAME|join NAME|master" ;;
+    roll) roll ;;
+    wipe) wipe ;;
+    stop-node) stop_node "${2:?node}" ;;
+    snapshots) echo "$CBASE/snapshots" ;;
+    *) die "usage: ci/es-cluster.sh start [N]|stop|status|urls|kill NAME|restart NAME|stop-node NAME|roll|wipe|cut NAME|join NAME|master|snapshots" ;;
 esac

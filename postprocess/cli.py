@@ -18,8 +18,9 @@ perflogs of the suite's ReFrame runs, stored in Elasticsearch.
     mdxbench site serve            the cycles' published sites over HTTP
     mdxbench references propose    reference entries from the latest stable measurements
     mdxbench export --out F        the records as Parquet (for --parquet)
-    mdxbench history sync|status|verify
-                                   the local Parquet copy every Elasticsearch reader uses
+    mdxbench history sync|status|verify|snapshot|restore
+                                   the local Parquet copy every Elasticsearch reader uses;
+                                   the store's backup (Elasticsearch snapshots)
     mdxbench session --report F    one ReFrame session: results, skips by reason, minutes
     mdxbench fidelity              memory and compute checks beside direct runs (benchmark)
     mdxbench bench ingest|regress|changes|mde|cycle|accept|suspects|split|store|parsers

@@ -29,7 +29,8 @@ CODES = (
     Code(OK, 'OK', 'success', 'no new regression'),
     Code(FOUND, 'FOUND', 'what needs someone: a regression (`regress`, `changes`; a new '
          'incident for `cycle`), a failed node (`accept`, `acceptance`), records not '
-         'stored (`ingest`, `summary`), a damaged history copy (`history verify`), a split '
+         'stored (`ingest`, `summary`), a damaged history copy (`history verify`), a '
+         'snapshot or restore that did not happen (`history snapshot|restore`), a split '
          'that could not decide (`incident split`), no such scrontab entry (`schedule '
          'remove`)',
          'a new regression incident'),

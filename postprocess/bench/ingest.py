@@ -1,7 +1,10 @@
-'''``mdxbench bench ingest [--records 100000] [--sample 5000]``: mdxbench ingest (_bulk,
-2000 per request) against one HTTP request per record (what ReFrame's httpjson handler
-does), on the same local Elasticsearch, in one run (figures printed, not a timed test).
-Target: bulk at least 20x the per-record rate.
+'''``mdxbench bench ingest [--records 100000] [--sample 5000] [--cluster-url URLS]``:
+mdxbench ingest (_bulk, 2000 per request) against one HTTP request per record (what
+ReFrame's httpjson handler does), on the same local Elasticsearch, in one run (figures
+printed, not a timed test). Target: bulk at least 20x the per-record rate. With
+``--cluster-url``, the same records also into a cluster (ci/es-cluster.sh), where the
+default ``auto_expand_replicas: 0-1`` gives each index one replica: the price of the copy
+is the cluster's rate beside the one node's.
 
 The perflog archive is the captured real perflog line of tests/fixtures replicated with
 distinct job ids and times (as many runs of the check would write).
@@ -35,22 +38,40 @@ def make_archive(directory, nrecords):
     return nlines * per_line
 
 
-def bench_ingest(nrecords, sample, url):
+def _bulk(es, prefix, archive, tmp):
+    '''(seconds, records created, replicas of the month's index) of ``mdxbench ingest``'s
+    Ingestor sending ``archive`` into ``es`` under ``prefix``.'''
+    from mdxbench.post.store.ingest import Ingestor
+
+    ing = Ingestor(es, prefix, tmp / f'{prefix}.json', tmp / f'{prefix}.dead.jsonl',
+                   batch_size=2000)
+    t0 = time.perf_counter()
+    counts = ing.run([archive])
+    seconds = time.perf_counter() - t0
+    shards = es.cat.shards(index=f'{prefix}-*', format='json')
+    return seconds, counts.created, sum(1 for s in shards if s['prirep'] == 'r')
+
+
+def _drop(es, prefix):
+    names = list(es.indices.get(index=f'{prefix}*'))
+    if names:
+        es.indices.delete(index=','.join(names))
+    es.options(ignore_status=404).indices.delete_index_template(name=prefix)
+
+
+def bench_ingest(nrecords, sample, url, cluster_url=None):
     from elasticsearch import Elasticsearch
 
+    from mdxbench.post.store import esclient
     from mdxbench.post.store.documents import doc_id, index_name, to_document
-    from mdxbench.post.store.ingest import Ingestor
 
     es = Elasticsearch(url, request_timeout=60)
     prefix = f'mdxbench-bench-{uuid.uuid4().hex[:6]}'
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         total = make_archive(tmp / 'perflogs', nrecords)
-        ing = Ingestor(es, prefix, tmp / 'state.json', tmp / 'dead.jsonl', batch_size=2000)
-        t0 = time.perf_counter()
-        counts = ing.run([tmp / 'perflogs'])
-        bulk_s = time.perf_counter() - t0
-        assert counts.created == total, counts
+        bulk_s, created, _ = _bulk(es, prefix, tmp / 'perflogs', tmp)
+        assert created == total, (created, total)
 
         # Baseline: one HTTP request per record, as httpjson does, into another index
         recs = []
@@ -65,9 +86,14 @@ def bench_ingest(nrecords, sample, url):
             es.index(index=index_name(prefix + '-single', r), id=doc_id(r), document=doc)
         single_s = time.perf_counter() - t0
 
-    names = list(es.indices.get(index=f'{prefix}*'))
-    es.indices.delete(index=','.join(names))
-    es.options(ignore_status=404).indices.delete_index_template(name=prefix)
+        cluster = None
+        if cluster_url:
+            ces = Elasticsearch(esclient.hosts_of(url=cluster_url), request_timeout=60)
+            nodes = ces.cluster.health()['number_of_nodes']
+            cluster = (*_bulk(ces, prefix, tmp / 'perflogs', tmp), nodes)
+            _drop(ces, prefix)
+
+    _drop(es, prefix)
     bulk_rate = total / bulk_s
     single_rate = sample / single_s
     print(f'mdxbench ingest (_bulk, 2000/request): {total} records in {bulk_s:.2f} s = '
@@ -76,4 +102,10 @@ def bench_ingest(nrecords, sample, url):
           f'{single_s:.2f} s = {single_rate:,.0f} records/s')
     ratio = bulk_rate / single_rate
     print(f'ratio: {ratio:.1f}x (target >= 20x): {"met" if ratio >= 20 else "MISSED"}')
+    if cluster:
+        seconds, created, replicas, nodes = cluster
+        assert created == total, (created, total)
+        print(f'the same records into a cluster of {nodes} nodes ({replicas} replica shard(s) '
+              f'of the month\'s index): {total} records in {seconds:.2f} s = '
+              f'{total / seconds:,.0f} records/s, {bulk_s / seconds:.2f}x the one node\'s rate')
     return 0 if ratio >= 20 else 1

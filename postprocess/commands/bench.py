@@ -43,6 +43,10 @@ def add_arguments(p):
                    'report and verdicts (JSON) in DIR (default: a temporary directory)')
     p.add_argument('--sample', type=int, default=5000,
                    help='ingest: records sent one per request for the baseline rate')
+    p.add_argument('--cluster-url', metavar='URLS',
+                   help='ingest: also ingest the same records into this cluster (its nodes\' '
+                   'URLs comma-separated; ci/es-cluster.sh urls), one replica, and print '
+                   'both rates')
     options.es_url(p, 'ingest: ')
     p.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                    help='accept: after --, the ReFrame options of every run (default: '
@@ -94,7 +98,7 @@ def run(args):
         from mdxbench.post.store import esclient
 
         return ingest.bench_ingest(args.records or 100000, args.sample,
-                                   esclient.url_of(url=args.es_url))
+                                   esclient.url_of(url=args.es_url), args.cluster_url)
     from mdxbench.post.bench import regress
 
     return regress.bench_regress(args.records or 1000000)

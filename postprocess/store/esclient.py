@@ -15,6 +15,7 @@
 ``MDXBENCH_ES_REPLICAS``       its replicas: a number, or a range ``0-1`` / ``1-all`` that
                                Elasticsearch expands to the nodes there are (default
                                ``0-1``: none on one node, a copy on a cluster)
+``MDXBENCH_ES_PAGE``           documents per search request of a partition read (10000)
 =============================  ==========================================================
 
 Secrets are read here and handed to the client; they are never printed or logged.
@@ -175,6 +176,17 @@ def index_settings(env=None):
         raise ConfigError(f'MDXBENCH_ES_REPLICAS={replicas!r}: a number of replicas, or a '
                           f'range such as 0-1 or 1-all')
     return out
+
+
+def page_size(env=None, default=10000):
+    '''Documents per search request of a partition read (``MDXBENCH_ES_PAGE``).'''
+    import re
+
+    page = (settings.get('MDXBENCH_ES_PAGE', env) or str(default)).strip()
+    if not re.fullmatch(r'[1-9]\d*', page) or int(page) > 10000:
+        raise ConfigError(f'MDXBENCH_ES_PAGE={page!r}: documents per request, 1 to 10000 '
+                          '(Elasticsearch\'s index.max_result_window)')
+    return int(page)
 
 
 def redact(text, env=None):

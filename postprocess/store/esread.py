@@ -4,6 +4,10 @@ month) at a time, without Python objects per record.
 * A partition is read under a point in time (PIT) with ``search_after`` on ``_shard_doc``:
   a consistent snapshot, pages of :data:`PAGE` documents, and the number read checked
   against the snapshot's total (a partition is whole or an error, never partial).
+* Every search refuses partial results: a shard copy lost under the read (its node
+  killed, or cut off from the cluster) fails the request instead of answering without that
+  shard's documents -- a page, a total or a digest that silently left a shard out would
+  make a partition look whole, or gone.
 * Each document's ``_source`` comes back whole, and the answer unfiltered: Elasticsearch
   copies a stored source's bytes as they are, while ``_source`` filtering or a
   ``filter_path`` makes it parse and write every document again. Measured on a partition of
@@ -167,6 +171,7 @@ def digests(client, prefix, pattern=None):
 
     resp = client.search(
         index=pattern or f'{prefix}-*', size=0, allow_no_indices=True,
+        allow_partial_search_results=False,
         aggs={'part': {'terms': {'field': '_index', 'size': 100000},
                        'aggs': {'sum': {'sum': {'field': 'perf_value'}},
                                 'first': {'min': {'field': '@timestamp'}},
@@ -204,7 +209,7 @@ def read_partition(client, index, query=None, page=PAGE):
                     'sort': ['_shard_doc'], 'track_total_hits': total is None}
             if after is not None:
                 body['search_after'] = after
-            raw = client.search(**body).body
+            raw = client.search(**body, allow_partial_search_results=False).body
             df, after, counted = parse_page(raw)
             if total is None:
                 total = counted or 0

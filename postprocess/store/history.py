@@ -58,6 +58,20 @@ def index_system(system):
     return ''.join(c if c.isalnum() or c in '-_' else '_' for c in system.lower())
 
 
+def _unavailable(err):
+    '''Whether an answer of Elasticsearch says "not now" (too many requests, or a 5xx: a
+    shard copy lost under a search, no master yet) rather than "never".'''
+    from elasticsearch import ApiError
+
+    return isinstance(err, ApiError) and (err.meta.status == 429 or err.meta.status >= 500)
+
+
+def _short(err):
+    '''An error in one line: its type and the start of its message.'''
+    text = ' '.join(str(err).split())
+    return f'{type(err).__name__}: {text[:200]}'
+
+
 def _connection_errors():
     from elasticsearch import ConnectionError, ConnectionTimeout
 
@@ -202,7 +216,10 @@ class Copy:
         ``offline`` (the copy as it is), or :class:`Unreachable` without a copy.'''
         rep = SyncReport(synced_at=self.manifest.get('synced_at') or '')
         try:
-            es = esread.digests(client, self.prefix, pattern=self.pattern(system))
+            es = self._retrying(lambda: esread.digests(client, self.prefix,
+                                                       pattern=self.pattern(system)),
+                                'the partitions\' digests', retry_seconds,
+                                retry=_unavailable, connection=False)
         except _connection_errors() as err:
             if not self.indices(system):
                 raise Unreachable(f'Elasticsearch at {self.url} is unreachable '
@@ -267,17 +284,31 @@ class Copy:
     def _read(self, client, index, query, retry_seconds):
         '''A partition read, tried again from its start (a new point in time) while
         Elasticsearch comes back within ``retry_seconds``; then :class:`Unreachable`.'''
+        return self._retrying(lambda: esread.read_partition(client, index, query, self.page),
+                              index, retry_seconds,
+                              retry=lambda err: isinstance(err, esread.Interrupted))
+
+    def _retrying(self, call, what, retry_seconds, retry, connection=True):
+        '''``call()``, tried again with a growing pause (1 s, doubling, at most 10 s) while
+        it fails with an error ``retry`` accepts, or a connection error (unless not
+        ``connection``: then that error is the caller's at once), until ``retry_seconds``
+        have passed; then :class:`Unreachable` naming ``what``.'''
         deadline = time.monotonic() + retry_seconds
         delay = 1.0
         while True:
             try:
-                return esread.read_partition(client, index, query, self.page)
-            except (esread.Interrupted, *_connection_errors()) as err:
+                return call()
+            except Exception as err:
+                lost = isinstance(err, _connection_errors())
+                if not ((lost and connection) or (not lost and retry(err))):
+                    raise
                 if time.monotonic() + delay > deadline:
-                    raise Unreachable(f'Elasticsearch at {self.url}: reading {index} failed '
+                    raise Unreachable(f'Elasticsearch at {self.url}: reading {what} failed '
                                       f'and did not recover within {retry_seconds:g} s '
                                       f'({err}); the partitions read before are kept, run '
                                       f'again to read the rest') from None
+                print(f'mdxbench: reading {what} again in {delay:g} s: {_short(err)}',
+                      file=sys.stderr)
                 time.sleep(delay)
                 delay = min(delay * 2, 10)
 
@@ -333,7 +364,8 @@ def default_base():
 def open_copy(url=None, base=None):
     from mdxbench.post.store import esclient
 
-    return Copy(base or default_base(), esclient.url_of(url=url), esclient.index_prefix())
+    return Copy(base or default_base(), esclient.url_of(url=url), esclient.index_prefix(),
+                page=esclient.page_size(default=esread.PAGE))
 
 
 def _told(copy, rep, system, out):

@@ -75,6 +75,12 @@ SETTINGS = (
     _S('MDXBENCH_ES_REPLICAS', '`0-1`', 'replicas of each monthly index: a number, or a '
        'range Elasticsearch expands to the nodes there are (`0-1`: none on one node, a '
        'copy on a cluster); the template and the existing indices take it', 'elasticsearch'),
+    _S('MDXBENCH_ES_PAGE', '`10000`', 'documents per search request when the local copy '
+       'reads a partition (smaller: less memory per request, more requests)',
+       'elasticsearch'),
+    _S('MDXBENCH_ES_SNAPSHOT_REPOSITORY', '`mdxbench`', 'the snapshot repository '
+       '`mdxbench history snapshot|restore` use (registered by `--location`)',
+       'elasticsearch'),
     _S('MDXBENCH_ES_USER', 'none', 'basic authentication user (with a password)',
        'elasticsearch'),
     _S('MDXBENCH_ES_PASSWORD', 'none', 'its password (never logged; prefer the file)',
@@ -100,6 +106,9 @@ SETTINGS = (
     _S('MDXBENCH_ES_HEAP', '`512m`', 'its JVM heap', 'elasticsearch'),
     _S('MDXBENCH_ES_CLUSTER_NODES', '`3`', 'the nodes of the test cluster '
        '`ci/es-cluster.sh` starts', 'elasticsearch'),
+    _S('MDXBENCH_ES_CLUSTER_ADDRESS', '`127.0.0.11`', 'the loopback address of its first '
+       'node, the others\' next to it (two checkouts\' clusters at once on one machine)',
+       'elasticsearch'),
     _S('MDXBENCH_ES_CLUSTER_HEAP', '`256m`', 'the JVM heap of each of its nodes',
        'elasticsearch'),
     _S('MDXBENCH_ES_SECURITY', 'unset', '`1`: start it with security on (TLS, users)',

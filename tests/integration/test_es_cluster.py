@@ -1,14 +1,21 @@
 '''mdxbench against an Elasticsearch cluster of three nodes (ci/es-cluster.sh), as a site
-runs one: a node lost in the middle of an ingest loses nothing and stores nothing twice.'''
+runs one: a node lost in the middle of an ingest loses nothing and stores nothing twice;
+the elected master lost during a cycle's read changes nothing the cycle finds; a rolling
+restart under nightly ingests loses nothing; a snapshot restored into an empty cluster
+gives the next cycle the same history.'''
+import json
 import os
+import pathlib
 import subprocess
+import threading
 import time
 import uuid
 
 import pytest
 
-from conftest import ROOT, VENV_BIN, run
+from conftest import ROOT, VENV_BIN, mdxbench, run
 from hang import HANG_S
+from histories import slowed_sockperf
 from test_ingest import _perflog
 
 CLUSTER = ['bash', str(ROOT / 'ci' / 'es-cluster.sh')]
@@ -131,4 +138,225 @@ def test_a_node_cut_off_in_the_middle_of_an_ingest_stores_nothing_unacknowledged
                                    wait_for_nodes=3, timeout=f'{HANG_S}s')
     assert health['status'] == 'green' and health['number_of_nodes'] == 3, health
     assert _count(client, prefix) == 24000
+    client.indices.delete(index=','.join(client.indices.get(index=f'{prefix}-*')))
+
+
+def _env(cluster, prefix, tmp_path, **extra):
+    return dict(os.environ, MDXBENCH_ES_URL=','.join(cluster['urls']),
+                MDXBENCH_ES_INDEX_PREFIX=prefix, MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
+                MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'), **extra)
+
+
+def _cycle(env, plogs, state, *extra):
+    return ['cycle', '--system', 'local', '--perflogs', str(plogs), '--state', str(state),
+            '--json', str(state) + '.json', '-q', *extra]
+
+
+def _found(state):
+    '''What a cycle found: its records and change points, and each incident's series.'''
+    rec = json.loads(pathlib.Path(str(state) + '.json').read_text())
+    incidents = json.loads((pathlib.Path(state) / 'incidents.json').read_text())['incidents']
+    return {'records': rec['records'], 'change_points': rec['change_points'],
+            'incidents': {i: sorted(json.dumps(s, sort_keys=True) for s in inc['series'])
+                          for i, inc in incidents.items()}}
+
+
+def _reader(client):
+    '''The name of the node that holds a read's open search context (its point in time),
+    or None.'''
+    stats = client.nodes.stats(metric='indices', index_metric='search')['nodes']
+    return next((n['name'] for n in stats.values()
+                 if n['indices']['search']['open_contexts']), None)
+
+
+def _make_master(client, name, nodes):
+    '''Have ``name`` elected master: the others excluded from the voting configuration
+    (the master steps down, ``name`` alone can win), then the exclusions cleared and the
+    voting configuration back to all the nodes.'''
+    others = ','.join(n for n in nodes if n != name)
+    client.cluster.post_voting_config_exclusions(node_names=others, timeout='60s')
+    client.cluster.delete_voting_config_exclusions(wait_for_removal=False)
+    t0 = time.monotonic()
+    while True:
+        state = client.cluster.state(metric='metadata')
+        voters = state['metadata']['cluster_coordination']['last_committed_config']
+        master = es_cluster('master')
+        if len(voters) == len(nodes) and master == name:
+            return
+        assert time.monotonic() - t0 < HANG_S, (voters, master)
+        time.sleep(0.2)
+
+
+def test_the_master_killed_during_a_cycles_read_changes_nothing_it_finds(cluster, tmp_path):
+    '''A history of 12,108 records of `local` (2,000 runs of HpccStream's six figures, and
+    the real SockperfPingPong history slowed from its 25th run: one incident) ingested and
+    read by an undisturbed cycle. A second cycle, with a local copy of the history of its
+    own (so it reads the whole history again) and pages of 20 documents (so the read lasts
+    seconds), has its read's node -- the one holding the point in time, made the elected
+    master once the read began -- killed. The read is started again on the nodes left
+    (said on standard error), and the cycle ends with the same records, change points and
+    incident as the undisturbed one; or, if Elasticsearch did not come back within its
+    wait, with the pending status (75) and a message naming the partition, and the next
+    cycle finds them.'''
+    client, prefix = cluster['client'], f'mdxbench-master-{uuid.uuid4().hex[:8]}'
+    plogs = _perflog(tmp_path, 2000)
+    slowed_sockperf(tmp_path)
+    env = _env(cluster, prefix, tmp_path)
+    calm = mdxbench(*_cycle(env, plogs, tmp_path / 'calm'), env=env, timeout=HANG_S)
+    assert calm.returncode == 1, calm.stdout + calm.stderr       # a new incident
+    assert 'created 12108' in calm.stdout, calm.stdout
+    want = _found(tmp_path / 'calm')
+    assert want['records'] == 12108 and len(want['incidents']) == 1, want
+
+    storm_env = dict(env, MDXBENCH_ES_PAGE='20',
+                     MDXBENCH_HISTORY_DIR=str(tmp_path / 'storm-history'))
+    storm = [str(VENV_BIN / 'mdxbench'), *_cycle(env, plogs, tmp_path / 'storm')]
+    proc = subprocess.Popen(storm, env=storm_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while (reader := _reader(client)) is None:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < HANG_S, 'the cycle opened no point in time'
+        time.sleep(0.05)
+    _make_master(client, reader, ['mdxes1', 'mdxes2', 'mdxes3'])
+    assert proc.poll() is None, 'the read ended before its node was made the master'
+    es_cluster('kill', reader)
+    out, err = proc.communicate(timeout=HANG_S)
+    print(f'{reader} (the master, holding the read) killed after {time.monotonic() - t0:.1f}'
+          f' s: exit {proc.returncode}; {err.strip()[-600:]}')
+    try:
+        if proc.returncode == 75:
+            assert 'did not recover within' in out + err, out + err
+            es_cluster('restart', reader)
+            proc = subprocess.run(storm, env=storm_env, capture_output=True, text=True,
+                                  timeout=HANG_S)
+        else:
+            assert 'again in 1 s' in err, err       # the read was lost, and started again
+        assert proc.returncode == 1, out + err
+        assert _found(tmp_path / 'storm') == want
+    finally:
+        run([*CLUSTER, 'restart', reader], timeout=HANG_S)     # (running: only waited for)
+    health = client.cluster.health(wait_for_status='green', wait_for_nodes=3,
+                                   timeout=f'{HANG_S}s')
+    assert health['number_of_nodes'] == 3, health
+    client.indices.delete(index=','.join(client.indices.get(index=f'{prefix}-*')))
+
+
+def _night(base, night, lines=500):
+    '''The perflog of one night: ``lines`` runs of HpccStream (the captured real line, six
+    figures each), each its own job id and completion time (a minute apart).'''
+    import datetime as dt
+
+    from conftest import FIXTURES_PERFLOG
+
+    header, line = FIXTURES_PERFLOG.read_text().splitlines()[:2]
+    t0 = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc) + dt.timedelta(hours=12 * night)
+    out = [header]
+    for i in range(lines):
+        cols = line.split('|')
+        cols[0] = (t0 + dt.timedelta(minutes=i)).isoformat()
+        cols[8] = str(night * 100000 + i)
+        out.append('|'.join(cols))
+    d = base / 'perflogs' / 'local' / 'debug'
+    d.mkdir(parents=True)
+    (d / 'HpccStream.log').write_text('\n'.join(out) + '\n')
+    return base / 'perflogs'
+
+
+def test_a_rolling_restart_under_nightly_ingests_loses_nothing(cluster, tmp_path):
+    '''Nightly ingests (each 500 runs of six figures: 3,000 records) one after the other,
+    while every node of the cluster is restarted in turn (ci/es-cluster.sh roll: replica
+    allocation off, the node stopped and started, allocation on, green before the next).
+    Each ingest ends with its 3,000 records created -- none present (a retried request
+    whose first try landed is read back as its own), none pending -- and the indices hold
+    3,000 documents a night, each once.'''
+    client, prefix = cluster['client'], f'mdxbench-roll-{uuid.uuid4().hex[:8]}'
+    env = dict(_env(cluster, prefix, tmp_path), MDXBENCH_ES_TIMEOUT='30')
+    rolled, results = threading.Event(), []
+
+    def nights():
+        for night in range(1, 200):     # bounded: a roll takes minutes, a night seconds
+            plogs = _night(tmp_path / f'night{night}', night)
+            results.append(mdxbench('ingest', str(plogs), '--state',
+                                    str(tmp_path / f'night{night}.json'), '--retry-seconds',
+                                    '600', env=env, timeout=HANG_S))
+            if rolled.is_set() or results[-1].returncode != 0:
+                return
+
+    ingests = threading.Thread(target=nights)
+    ingests.start()
+    try:
+        t0 = time.monotonic()
+        es_cluster('roll')
+        print(f'rolling restart in {time.monotonic() - t0:.0f} s, {len(results)} nights '
+              'ingested meanwhile')
+    finally:
+        rolled.set()
+        ingests.join(HANG_S)
+    assert len(results) >= 3, [r.stdout for r in results]
+    for r in results:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert 'records 3000, sent 3000, created 3000, present 0, rejected 0, malformed 0, ' \
+               'pending 0' in r.stdout, r.stdout
+    health = client.cluster.health(index=f'{prefix}-*', wait_for_status='green',
+                                   timeout=f'{HANG_S}s')
+    assert health['status'] == 'green', health
+    assert _count(client, prefix) == 3000 * len(results)
+    client.indices.delete(index=','.join(client.indices.get(index=f'{prefix}-*')))
+
+
+def _trend_pages(state):
+    '''{file: bytes} of the trend pages of the cycle's site (one script per series).'''
+    root = pathlib.Path(state) / 'site' / 'report' / 'trends'
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob('*.js'))}
+
+
+def test_a_snapshot_restored_into_an_empty_cluster_gives_the_next_cycle_the_same_history(
+        cluster, tmp_path):
+    '''The real SockperfPingPong history slowed from its 25th run (108 records, one
+    incident) ingested by a cycle; `mdxbench history snapshot` to a filesystem repository
+    under the nodes' path.repo. The cluster then lost (every node's data removed, three
+    empty nodes started), `mdxbench history restore` registers the repository again and
+    restores the monthly indices. The next cycle, with no perflog left to ingest, reads
+    108 records from the restored cluster and gives the same change points, the same one
+    incident (nothing new) and the same trend pages; the local copy verifies against
+    the restored indices partition by partition.'''
+    client, prefix = cluster['client'], f'mdxbench-snap-{uuid.uuid4().hex[:8]}'
+    plogs = slowed_sockperf(tmp_path)
+    env = _env(cluster, prefix, tmp_path)
+    state = tmp_path / 'cycle'
+    first = mdxbench(*_cycle(env, plogs, state), env=env, timeout=HANG_S)
+    assert first.returncode == 1, first.stdout + first.stderr
+    before, pages = _found(state), _trend_pages(state)
+    assert before['records'] == 108 and len(before['incidents']) == 1 and pages, before
+    assert _count(client, prefix) == 108
+
+    location = f"{es_cluster('snapshots')}/{prefix}"
+    snap = mdxbench('history', 'snapshot', '--location', location, '--keep', '1', env=env,
+                    timeout=HANG_S)
+    assert snap.returncode == 0, snap.stdout + snap.stderr
+    assert f'snapshot {prefix}-' in snap.stdout and ': 1 indices' in snap.stdout, snap.stdout
+    oldest = snap.stdout.split('snapshot ', 1)[1].split()[0]
+    time.sleep(1.1)             # the next second: a snapshot's name is its time
+    snap = mdxbench('history', 'snapshot', '--keep', '1', env=env, timeout=HANG_S)
+    assert snap.returncode == 0, snap.stdout + snap.stderr
+    assert f'deleted 1 older: {oldest}' in snap.stdout, snap.stdout
+
+    es_cluster('wipe')
+    assert client.indices.get(index=f'{prefix}-*', allow_no_indices=True) == {}
+    restored = mdxbench('history', 'restore', '--location', location, env=env, timeout=HANG_S)
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert 'restored 1 indices' in restored.stdout, restored.stdout
+    assert _count(client, prefix) == 108
+    again = mdxbench('history', 'restore', env=env, timeout=HANG_S)
+    assert again.returncode == 1 and 'never overwrites' in again.stderr, again.stderr
+
+    nothing = tmp_path / 'rotated'
+    (nothing / 'local').mkdir(parents=True)
+    nxt = mdxbench(*_cycle(env, nothing, state), env=env, timeout=HANG_S)
+    assert nxt.returncode == 0, nxt.stdout + nxt.stderr         # the incident told already
+    assert _found(state) == before
+    assert _trend_pages(state) == pages
+    verify = mdxbench('history', 'verify', env=env, timeout=HANG_S)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
     client.indices.delete(index=','.join(client.indices.get(index=f'{prefix}-*')))
