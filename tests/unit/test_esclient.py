@@ -80,3 +80,16 @@ def test_tls_options_apply_to_every_node_of_a_https_cluster(tmp_path):
     opts = esclient.client_options(env={'MDXBENCH_ES_URL': 'https://es1:9200,https://es2:9200',
                                         'MDXBENCH_ES_CA_CERTS': '/etc/ca.pem'})
     assert opts['ca_certs'] == '/etc/ca.pem' and 'verify_certs' not in opts
+
+
+@pytest.mark.parametrize('value,page', [(None, 10000), ('50', 50), (' 20 ', 20),
+                                        ('10000', 10000)])
+def test_the_page_of_a_partition_read_is_a_setting(value, page):
+    env = {} if value is None else {'MDXBENCH_ES_PAGE': value}
+    assert esclient.page_size(env) == page
+
+
+@pytest.mark.parametrize('value', ['0', '-5', '10001', 'many', '1.5'])
+def test_a_page_outside_one_to_ten_thousand_is_refused_naming_the_setting(value):
+    with pytest.raises(esclient.ConfigError, match=f'MDXBENCH_ES_PAGE=.{value}'):
+        esclient.page_size({'MDXBENCH_ES_PAGE': value})
