@@ -2,7 +2,8 @@
 
 Each change point is explained from the stored provenance of the runs either side: the
 benchmark binary (Spack hash or Debian package), the toolchain, the benchmark's version,
-the suite commit, the compute node's kernel, the node set, and the system events recorded
+the suite commit, the compute node's kernel, the node set, the variables the check's runs
+were given (``meta.variables``: ``variable num_times 100 -> 20``), and the system events recorded
 (``mdxbench event add``) between the last run before and the first run after. Whether a
 change is a regression is what the check declared for the perf variable (``better``); a
 series without a declaration gives ``no-direction``, never a guess.'''
@@ -29,6 +30,23 @@ def _binary(b):
         return None
     return (b.get('spack_spec', '') + ' ' + b.get('spack_hash', '')).strip() \
         or b.get('debian_package') or b.get('path') or b.get('source')
+
+
+def _variables(row):
+    '''The variables a run recorded (``meta.variables``), or None for a record written
+    before runs recorded them.'''
+    v = _meta(row).get('variables')
+    if isinstance(v, str):              # Elasticsearch's flattened field keeps JSON text
+        try:
+            v = json.loads(v)
+        except ValueError:
+            return None
+    return v if isinstance(v, dict) else None
+
+
+def _text(value):
+    '''A variable's value as the explanation writes it: ``20``, ``copy_avx``, ``[1, 2]``.'''
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def verdict(better, effect):
@@ -64,6 +82,20 @@ def explain(d, cp, events=(), context=3):
             changed[name] = [b, a]
         else:
             unchanged.append(name)
+    # the variables the runs were given (defaults, -S, hooks): each one that differs either
+    # side is a change, like a binary's; compared only where both sides recorded them
+    vb = [_variables(r) for r in before if _variables(r) is not None]
+    va = [_variables(r) for r in after if _variables(r) is not None]
+    if vb and va:
+        same = True
+        for name in sorted({k for v in vb + va for k in v}):
+            b = sorted({_text(v.get(name)) for v in vb})
+            a = sorted({_text(v.get(name)) for v in va})
+            if b != a:
+                changed[f'variable {name}'] = [b, a]
+                same = False
+        if same:
+            unchanged.append('variables')
     # nodes: those of the first runs after that no earlier run of the series used (a
     # rotation over the same nodes is no change)
     seen = {n for r in d.slice(s0, i - s0)['nodes'].to_list() for n in (r or '').split(',') if n}
@@ -79,6 +111,10 @@ def explain(d, cp, events=(), context=3):
            if e['system'] == cp['system'] and e.get('partition') in (None, cp['partition'])
            and t_prev < e['_time'] <= t_first]
     v = verdict(cp['better'], cp['effect'])
+    took = [t for r in before + after
+            if isinstance(t := _meta(r).get('run_seconds'), (int, float))]
+    cp.update(variables={'before': _variables(before[-1]) or {}, 'after': _variables(first) or {}},
+              run_seconds=max(took) if took else None)
     cp.update(run=cp['index'] + 1, jobid=first['jobid'], nodes=first['nodes'] or '',
               time=t_first.isoformat(),
               previous_time=t_prev.isoformat(), changed=changed, unchanged=unchanged,

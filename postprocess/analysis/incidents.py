@@ -122,7 +122,10 @@ def series_entry(cp, gone):
             'before': cp['before'], 'after': cp['after'], 'time': cp['time'],
             'run': cp['run'], 'jobid': cp['jobid'], 'nodes': cp.get('nodes', ''),
             'noise': cp.get('noise'), 'better': cp.get('better'), 'changed': cp['changed'],
-            'explanation': cp['explanation'], 'went_away': gone}
+            'explanation': cp['explanation'], 'went_away': gone,
+            # what the runs either side were given, and their longest job: a split runs
+            # each side so, within a time limit sized from it
+            'variables': cp.get('variables') or {}, 'run_seconds': cp.get('run_seconds')}
 
 
 def update(known, found, now):

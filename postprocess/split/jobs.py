@@ -7,7 +7,9 @@ Each run is ReFrame on the node's own allocation (``MDXBENCH_INSIDE_ALLOCATION``
 pointing the ``spack`` environment at the build's install prefix (``MDXBENCH_SPACK_VIEW``),
 and ``MDXBENCH_SPLIT`` saying what the run is: its records carry ``meta.split`` and the tag
 ``split``, and go to the perflogs like any other (ingested, never a run of the nightly
-series).
+series). Each side runs with the variables its recorded runs were given (``-S``), never
+the class's defaults where they were not what ran; the job's time limit is sized from
+the recorded runs' job times.
 '''
 import dataclasses
 import json
@@ -33,6 +35,12 @@ class Case:
     old_prefix: str = ''
     new_prefix: str = ''
     rounds: int = 0
+    #: the variables each side's runs were given, as recorded (``meta.variables``): each
+    #: side runs so again
+    old_vars: dict = dataclasses.field(default_factory=dict)
+    new_vars: dict = dataclasses.field(default_factory=dict)
+    #: the longest recorded job of the series' runs either side, or None
+    run_seconds: float = None
 
     @property
     def key(self):
@@ -54,6 +62,43 @@ def name_pattern(check):
     '''ReFrame's ``-n`` for exactly this test case (names are matched with their spaces
     removed).'''
     return '^' + re.escape(check.replace(' ', '')) + '$'
+
+
+def set_options(check, variables):
+    '''ReFrame's ``-S`` options that give the check's class each variable as recorded: a
+    list or a mapping as JSON (ReFrame reads it so), None as ``@none``.'''
+    import json
+
+    cls, out = check.split()[0], []
+    for name, value in sorted(variables.items()):
+        if value is None:
+            text = '@none'
+        elif isinstance(value, bool):
+            text = 'true' if value else 'false'
+        elif isinstance(value, (list, dict)):
+            text = json.dumps(value, sort_keys=True)
+        else:
+            text = str(value)
+        out += ['-S', f'{cls}.{name}={text}']
+    return out
+
+
+#: a time limit's allowance per run beyond its recorded job time: ReFrame's start, the
+#: check's load and stage, and the margin of 50% on the run itself
+RUN_ALLOWANCE_S, RUN_MARGIN = 60, 1.5
+#: where a case's runs recorded no job time
+DEFAULT_TIME_LIMIT = '30:00'
+
+
+def time_limit_for(cases):
+    '''A node's job's time limit for its ``cases``' runs (two a round), sized from their
+    recorded job times (minutes, as Slurm's ``--time`` takes them); the default where a
+    case's runs recorded none.'''
+    if any(not c.run_seconds for c in cases):
+        return DEFAULT_TIME_LIMIT
+    seconds = sum(2 * c.rounds * (c.run_seconds * RUN_MARGIN + RUN_ALLOWANCE_S)
+                  for c in cases)
+    return str(max(5, -(-int(seconds) // 60)))
 
 
 def order(rounds):
@@ -83,9 +128,10 @@ def job_script(system, node, cases, incident, out, perflogs, access, time_limit)
             tag = {'incident': incident, 'build': build, 'hash': h, 'round': rnd,
                    'node': node}
             stage = f'{out}/rfm/{node}/{i}-{rnd}-{build}'
+            given = c.old_vars if build == 'old' else c.new_vars
             cmd = [rfm, '-c', str(check_file(c.check)), '-n', name_pattern(c.check),
-                   '-p', f'^{re.escape(c.environ)}$', '-r', '--system',
-                   f'{system}:{c.partition}', '--prefix', stage, '--nocolor',
+                   '-p', f'^{re.escape(c.environ)}$', *set_options(c.check, given), '-r',
+                   '--system', f'{system}:{c.partition}', '--prefix', stage, '--nocolor',
                    '--report-file', f'{stage}/report.json']
             lines.append(f'MDXBENCH_SPACK_VIEW={shlex.quote(prefix)} '
                          f'MDXBENCH_SPLIT={shlex.quote(json.dumps(tag, sort_keys=True))} '
@@ -97,18 +143,21 @@ def job_script(system, node, cases, incident, out, perflogs, access, time_limit)
 def submit(system, by_node, incident, out, perflogs, access, time_limit, poll=1.0,
            log=print):
     '''One job per node (``by_node``: node -> cases), all in the queue at once; waits for
-    them. ``{node: job id}`` and the seconds waited.'''
+    them. ``{node: job id}`` and the seconds waited. ``time_limit`` None: each node's
+    from its cases' recorded job times (:func:`time_limit_for`).'''
     out = pathlib.Path(out)
     (out / 'jobs').mkdir(parents=True, exist_ok=True)
     ids = {}
     t0 = time.monotonic()
     for node, cases in sorted(by_node.items()):
         script = out / 'jobs' / f'{node}.sh'
+        limit = time_limit or time_limit_for(cases)
         script.write_text(job_script(system, node, cases, incident, out, perflogs, access,
-                                     time_limit))
+                                     limit))
         ids[node] = slurm.submit(script)
         log(f'mdxbench split: {node}: job {ids[node]} '
-            f'({sum(c.rounds for c in cases)} rounds of {len(cases)} check(s))')
+            f'({sum(c.rounds for c in cases)} rounds of {len(cases)} check(s), time limit '
+            f'{limit}{"" if ":" in limit else " min"})')
     slurm.wait(ids.values(), poll)
     return ids, time.monotonic() - t0
 

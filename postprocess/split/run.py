@@ -42,8 +42,10 @@ def cases_of(series, min_effect, max_rounds):
                                 f"({s['old_binary' if not s['old_hash'] else 'new_binary']}) "
                                 'is no Spack build with a recorded hash'))
             continue
+        given = s.get('variables') or {}
         c = jobs.Case(s['partition'], s['environ'], s['check'], nodes[0], s['old_hash'],
-                      s['new_hash'])
+                      s['new_hash'], old_vars=given.get('before') or {},
+                      new_vars=given.get('after') or {}, run_seconds=s.get('run_seconds'))
         c = cases.setdefault(c.key, c)
         c.rounds = max(c.rounds, sv.rounds_for(s.get('noise'), s['after'] / s['before'] - 1,
                                                min_effect, hi=max_rounds))
@@ -51,8 +53,16 @@ def cases_of(series, min_effect, max_rounds):
     return cases, of
 
 
+def differing(old_vars, new_vars):
+    '''The variables the two sides were given differently, in words (``num_times 100 ->
+    20``), or '' where they were given the same.'''
+    names = sorted(n for n in set(old_vars) | set(new_vars)
+                   if old_vars.get(n) != new_vars.get(n))
+    return ', '.join(f'{n} {old_vars.get(n)} \u2192 {new_vars.get(n)}' for n in names)
+
+
 def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
-          max_rounds=sv.MAX_ROUNDS, time_limit='30:00', slurm_states=None, log=print):
+          max_rounds=sv.MAX_ROUNDS, time_limit=None, slurm_states=None, log=print):
     '''Split ``incident`` (a dict of the incident file) of ``system``; returns the result
     (see the module). ``out``: the split's own directory (job scripts and outputs,
     ReFrame's stage); ``perflogs``: where its runs' perflogs go (under the site's perflog
@@ -118,7 +128,13 @@ def split(system, incident, *, perflog_dirs, out, perflogs, min_effect,
             entry.update(old_prefix=c.old_prefix, new_prefix=c.new_prefix,
                          job=job_ids.get(c.node), job_state=states.get(job_ids.get(c.node)))
             old, new, problems = jobs.values(recs, c, s['perf_var'])
+            diff = differing(c.old_vars, c.new_vars)
+            if diff:
+                problems = [f'the two sides were recorded with different variables ({diff}): '
+                            'each ran as recorded, so the split weighs the builds and the '
+                            'variables together'] + problems
             entry['problems'] = problems
+            entry['variables'] = {'old': c.old_vars, 'new': c.new_vars}
             if len(old) < 2:
                 why = (f"cannot run: {len(old)} complete round(s) of {c.rounds} (job "
                        f"{job_ids.get(c.node)}: {states.get(job_ids.get(c.node), '?')}; "

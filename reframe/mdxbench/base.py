@@ -48,6 +48,42 @@ def lengthened(value, factor, power):
     return math.ceil(round(scaled, 9)) if isinstance(value, int) else scaled
 
 
+#: the modules of the classes a check is built on (ReFrame, hpctestlib, this library):
+#: their variables are the machinery, not what a run of the check was given
+LIBRARY_MODULES = ('reframe.', 'hpctestlib.', 'mdxbench.')
+
+
+def check_variables(test):
+    '''{name: value} of every variable the check's own classes declare (those of
+    ``checks/``, not ReFrame's or this library's): what the run was given -- the default,
+    ``-S``, a hook's choice for the partition or the lengthening -- as the run had it.
+    JSON values (a value JSON cannot hold is its text).'''
+    cls = type(test)
+    lib = set()
+    for base in cls.__mro__:
+        if base.__module__.startswith(LIBRARY_MODULES) and hasattr(base, '_rfm_var_space'):
+            lib |= set(base._rfm_var_space.vars)
+    out = {}
+    for name in sorted(set(cls._rfm_var_space.vars) - lib):
+        value = getattr(test, name, None)
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            value = str(value)
+        out[name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def run_seconds(job):
+    '''Seconds from the job's submission to its completion (its queue wait included), or
+    None where the scheduler did not say.'''
+    try:
+        start, end = job.submit_time, job.completion_time
+    except AttributeError:
+        return None
+    return round(end - start, 1) if start and end and end >= start else None
+
+
 @functools.lru_cache(maxsize=None)
 def suite_commit():
     '''The git commit of this suite, with ``+dirty`` when tracked files were changed.'''
@@ -501,6 +537,11 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         meta.update(self.toolchain_meta())
         meta.update(self.param_values())
         meta['params'] = self.param_values()    # the parameters alone, for readers
+        # what the run was given (defaults, -S, hooks), compared across a change point and
+        # given again by a split; and how long its job took (a split's time limit)
+        meta['variables'] = check_variables(self)
+        if self.job:
+            meta['run_seconds'] = run_seconds(self.job)
         meta.update(self.mdx_extra)
         split = split_run()
         if split:

@@ -77,3 +77,37 @@ def test_compute_threads_are_the_cores_or_every_vcpu_where_the_facts_say():
         16, 'threads', 'all 16 vCPUs (8 cores x 2 threads, facts.all_vcpus)')
     # a VM whose vCPUs are its cores (mdx2 vc16m32g): the same either way
     assert compute_threads({'cores': 16, 'threads_per_core': 1, 'all_vcpus': True})[0] == 16
+
+
+@pytest.fixture(scope='module')
+def local_runtime():
+    '''ReFrame's runtime on the `local` system of our site config, as `reframe` sets it up
+    before it makes the tests.'''
+    from reframe.core import config, runtime
+
+    from mdxbench import REPO_ROOT
+
+    site = config.load_config(str(REPO_ROOT / 'site-configs' / 'settings.py'))
+    site.select_subconfig('local')
+    runtime.init_runtime(site)
+
+
+def test_a_run_records_every_variable_its_checks_classes_declare(local_runtime):
+    '''What `-S BabelStreamOmp.num_times=20` does (the class's variable set before the test
+    is made) is what the record says; the variables of ReFrame and of this library (the
+    machinery: results, perf_table, ...) are not the check's inputs and are left out; a
+    mapping and None are kept as JSON has them.'''
+    from mdxbench import catalog
+    from mdxbench.base import check_variables
+
+    classes = catalog.check_classes()
+    stream = classes['BabelStreamOmp']
+    stream.setvar('num_times', 20)
+    try:
+        assert check_variables(stream()) == {'llc_factor': 4, 'num_times': 20}
+    finally:
+        stream.setvar('num_times', 100)
+    assert check_variables(stream())['num_times'] == 100
+    assert check_variables(classes['LikwidCacheSweep']()) == {
+        'kernel': 'copy_avx', 'levels_kb': {}, 'repeats': None, 'run_seconds': None,
+        'step': None}

@@ -269,17 +269,23 @@ def _reg(check, time, effect, before=100.0, after=None, changed=None, **kw):
 
 
 def test_a_series_entry_carries_what_the_incident_page_shows():
-    cp = _reg('HpccHpl', '2026-11-01T00:00:00+00:00', -0.2)
+    given = {'before': {'num_times': 100}, 'after': {'num_times': 20}}
+    cp = _reg('HpccHpl', '2026-11-01T00:00:00+00:00', -0.2, variables=given,
+              run_seconds=42.5)
     assert incidents.series_entry(cp, True) == {
         'partition': 'vc16m32g', 'environ': 'spack', 'check': 'HpccHpl', 'perf_var': 'triad',
         'unit': 'GB/s', 'effect': -0.2, 'before': 100.0, 'after': 80.0,
         'time': '2026-11-01T00:00:00+00:00', 'run': 7, 'jobid': '131', 'nodes': 'n1',
         'noise': 0.01, 'better': 'higher', 'changed': {'binary': [['a'], ['b']]},
-        'explanation': 'binary a \u2192 b', 'went_away': True}
-    # a change point of an older scan, without nodes, noise or direction
-    old = {k: v for k, v in cp.items() if k not in ('nodes', 'noise', 'better')}
+        'explanation': 'binary a \u2192 b', 'went_away': True,
+        'variables': {'before': {'num_times': 100}, 'after': {'num_times': 20}},
+        'run_seconds': 42.5}
+    # a change point of an older scan, without nodes, noise, direction, variables or time
+    old = {k: v for k, v in cp.items()
+           if k not in ('nodes', 'noise', 'better', 'variables', 'run_seconds')}
     e = incidents.series_entry(old, False)
-    assert (e['nodes'], e['noise'], e['better'], e['went_away']) == ('', None, None, False)
+    assert (e['nodes'], e['noise'], e['better'], e['went_away'], e['variables'],
+            e['run_seconds']) == ('', None, None, False, {}, None)
 
 
 def test_an_incident_is_written_as_sorted_json_one_space_a_level():
@@ -329,3 +335,50 @@ def test_a_provenance_change_names_every_value_of_each_side():
     changed = {'node_kernel': [['6.1.0-25', '6.1.0-26'], []]}
     assert incidents.cause(_cp(changed=changed)) == (
         None, 'provenance', 'node_kernel 6.1.0-25, 6.1.0-26 \u2192 ?')
+
+
+def _given(at, old, new, seconds=(30.0, 150.0), recorded_from=0):
+    '''The meta of a BabelStream run i: its variables (num_times ``old`` before run ``at``,
+    ``new`` from it on; none recorded before ``recorded_from``) and its job's seconds.'''
+    def meta(i):
+        m = {'suite_commit': 'a1b2c3d4e5f6', 'node_kernel': '6.1.0-25'}
+        if i >= recorded_from:
+            m['variables'] = {'llc_factor': 4, 'num_times': old if i < at else new}
+            m['run_seconds'] = seconds[0] if i < at else seconds[1]
+        return m
+    return meta
+
+
+def test_a_change_of_a_variable_is_named_like_a_change_of_binary():
+    '''BabelStream's triad 20% lower from run 31 on, when its runs were given num_times 100
+    instead of 20 (-S): one incident whose cause names the variable and its values, the
+    other variable unchanged; the series stays one series, the step explained; each side's
+    variables and the longest job either side are carried for a split.'''
+    x = gauss(300, 60, seed=5)
+    x[30:] *= 0.8
+    found = incidents.group(found_in(rows(x, check='BabelStreamOmp', var='triad',
+                                          meta=_given(30, 20, 100))))
+    inc, = found
+    assert inc['kind'] == 'provenance' and inc['cause'] == 'variable num_times 20 \u2192 100'
+    s, = inc['series']
+    assert s['changed'] == {'variable num_times': [['20'], ['100']]}
+    assert 'variable num_times 20 \u2192 100' in s['explanation']
+    assert s['variables'] == {'before': {'llc_factor': 4, 'num_times': 20},
+                              'after': {'llc_factor': 4, 'num_times': 100}}
+    assert s['run_seconds'] == 150.0 and s['run'] == 31
+
+
+def test_unchanged_variables_are_said_and_runs_that_recorded_none_are_no_change():
+    '''The same step with num_times 20 throughout: variables unchanged (said), the step
+    unexplained. And where the runs before the step recorded no variables (written before
+    runs did), nothing is claimed to have changed.'''
+    x = gauss(300, 60, seed=5)
+    x[30:] *= 0.8
+    inc, = incidents.group(found_in(rows(x, check='BabelStreamOmp', var='triad',
+                                         meta=_given(30, 20, 20))))
+    assert inc['kind'] == 'unexplained'
+    assert 'variables' in inc['series'][0]['explanation'].split('; ')[-2]
+    inc, = incidents.group(found_in(rows(x, check='BabelStreamOmp', var='triad',
+                                         meta=_given(30, 20, 100, recorded_from=30))))
+    assert inc['kind'] == 'unexplained' and inc['series'][0]['changed'] == {}
+    assert inc['series'][0]['variables']['before'] == {}

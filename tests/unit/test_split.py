@@ -176,6 +176,54 @@ def test_the_job_script_runs_each_build_with_its_prefix_and_mark():
     assert "'^StreamOmp%threads=one\\-thread$'" in runs[0]
 
 
+def test_each_side_runs_with_the_variables_it_was_recorded_with():
+    '''A series recorded with -S BabelStreamOmp.num_times=20 before and the default 100
+    after: the old build's runs are given num_times 20, the new build's 100, each run
+    every recorded variable (a list as JSON, None as ReFrame's @none), never a default
+    that was not what ran.'''
+    c = jobs.Case('nodes', 'spack', 'BabelStreamOmp', 'mdxnode2', 'a' * 32, 'b' * 32,
+                  '/opt/old', '/opt/new', rounds=2,
+                  old_vars={'num_times': 20, 'llc_factor': 4, 'sizes': [1, 2], 'x': None},
+                  new_vars={'num_times': 100, 'llc_factor': 4, 'sizes': [1, 2], 'x': None})
+    script = jobs.job_script('nscluster', 'mdxnode2', [c], 'inc1', '/w', '/p', [], '20:00')
+    runs = [ln for ln in script.splitlines() if 'MDXBENCH_SPLIT=' in ln]
+    old = [r for r in runs if '"build": "old"' in r]
+    new = [r for r in runs if '"build": "new"' in r]
+    assert len(old) == len(new) == 2
+    for r in old:
+        assert ' -S BabelStreamOmp.num_times=20 ' in r and 'num_times=100' not in r
+        assert " -S BabelStreamOmp.llc_factor=4 " in r
+        assert " -S 'BabelStreamOmp.sizes=[1, 2]' " in r and ' -S BabelStreamOmp.x=@none ' in r
+    for r in new:
+        assert ' -S BabelStreamOmp.num_times=100 ' in r and 'num_times=20 ' not in r
+    assert jobs.set_options('Ior %api=POSIX', {'fsync': True, 'api': 'POSIX'}) == [
+        '-S', 'Ior.api=POSIX', '-S', 'Ior.fsync=true']
+
+
+@pytest.mark.parametrize('seconds, rounds, limit', [
+    (150.0, 10, '95'),      # 2 x 10 runs x (150 s x 1.5 + 60 s) = 5,700 s: 95 min
+    (30.0, 3, '11'),        # 2 x 3 x (45 + 60) = 630 s: 10.5, rounded up
+    (1.0, 1, '5'),          # 2 x 61.5 s = 2.05 min: five minutes at least
+])
+def test_a_jobs_time_limit_is_sized_from_the_recorded_job_times(seconds, rounds, limit):
+    '''Two runs a round, each its recorded job time and half again, and a minute for
+    ReFrame's start and stage: the issue's BabelStream under a quota (5.5 minutes a run,
+    10 rounds) gets 2 x 10 x (495 + 60) s = 185 minutes, not 30.'''
+    c = jobs.Case('nodes', 'spack', 'BabelStreamOmp', 'mdxnode2', 'a' * 32, 'b' * 32,
+                  rounds=rounds, run_seconds=seconds)
+    assert jobs.time_limit_for([c]) == limit
+    c.run_seconds, c.rounds = 330.0, 10
+    assert jobs.time_limit_for([c]) == '185'
+
+
+def test_without_recorded_job_times_the_time_limit_is_the_default():
+    c = jobs.Case('nodes', 'spack', 'BabelStreamOmp', 'mdxnode2', 'a' * 32, 'b' * 32,
+                  rounds=4, run_seconds=40.0)
+    d = jobs.Case('nodes', 'spack', 'StreamOmp', 'mdxnode2', 'a' * 32, 'b' * 32, rounds=4)
+    assert jobs.time_limit_for([c, d]) == '30:00'
+    assert jobs.time_limit_for([c, c]) == '32'     # 2 cases x 8 runs x 120 s = 1,920 s
+
+
 def rec(build, rnd, value, h=None, perf_var='copy'):
     return {'display_name': 'StreamOmp %threads=one-thread', 'perf_var': perf_var,
             'partition': 'nodes', 'environ': 'spack', 'perf_value': value,
@@ -552,6 +600,27 @@ def test_each_nodes_job_is_written_submitted_and_waited_for(tmp_path, monkeypatc
     assert asked == [out / 'jobs' / 'mdxnode1.sh', out / 'jobs' / 'mdxnode2.sh']
     assert asked[1].read_text() == jobs.job_script('nscluster', 'mdxnode2', [c], 'inc1', out,
                                                    '/p', ['-p nodes'], '20:00')
-    assert said == ['mdxbench split: mdxnode1: job 41 (4 rounds of 2 check(s))',
-                    'mdxbench split: mdxnode2: job 42 (3 rounds of 1 check(s))']
+    assert said == ['mdxbench split: mdxnode1: job 41 (4 rounds of 2 check(s), time limit '
+                    '20:00)',
+                    'mdxbench split: mdxnode2: job 42 (3 rounds of 1 check(s), time limit '
+                    '20:00)']
     assert waited == [(['41', '42'], 0.25)]
+
+
+def test_a_case_carries_each_sides_recorded_variables_and_job_time():
+    '''The incident's series say what each side's runs were given and how long their jobs
+    took; the case to run takes both sides' variables as they are (a series recorded
+    before runs recorded variables: none, said by the job script's absence of -S) and
+    the job time; two sides given different values are said in words.'''
+    given = {'before': {'num_times': 20, 'llc_factor': 4},
+             'after': {'num_times': 100, 'llc_factor': 4}}
+    ok, _ = verdict.software_series({'series': [series(variables=given, run_seconds=330.0)]})
+    cases, of = run.cases_of(ok, 0.03, 10)
+    c, = cases.values()
+    assert (c.old_vars, c.new_vars, c.run_seconds) == (given['before'], given['after'], 330.0)
+    assert run.differing(c.old_vars, c.new_vars) == 'num_times 20 \u2192 100'
+    assert run.differing(given['before'], dict(given['before'])) == ''
+    assert run.differing({'a': 1}, {}) == 'a 1 \u2192 None'
+    ok, _ = verdict.software_series({'series': [series()]})
+    c, = run.cases_of(ok, 0.03, 10)[0].values()
+    assert (c.old_vars, c.new_vars, c.run_seconds) == ({}, {}, None)
