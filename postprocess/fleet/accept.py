@@ -197,14 +197,55 @@ def _history(plan, seq):
                           & (history['partition'] == plan.partition))
 
 
+def _given(meta):
+    '''The variables a record's run was given (``meta.variables``) as sorted JSON text, or
+    None where the record says nothing (written before runs recorded them).'''
+    import json
+
+    try:
+        v = (json.loads(meta) if meta else {}).get('variables')
+    except (ValueError, AttributeError):
+        return None
+    return None if v is None else json.dumps(v, sort_keys=True)
+
+
+def like_with_like(history, session, log=print):
+    '''The history without the runs of a check that were given other variables than this
+    session's runs of it (both at the check's own length: a lengthened run is its own
+    series, as before): not the same measurement, neither a level nor a noise to judge
+    this session's runs by. Runs that recorded no variables are kept. Each check's runs
+    left out are said.'''
+    import polars as pl
+
+    if history is None or history.is_empty() or session.is_empty():
+        return history
+    want = {}
+    for check, meta in session.select('check', 'meta').iter_rows():
+        if _suspects.length_factor(meta) == 1 and (g := _given(meta)) is not None:
+            want.setdefault(check.split()[0], set()).add(g)
+    keep, out = [], {}
+    for check, meta in history.select('check', 'meta').iter_rows():
+        cls = check.split()[0]
+        other = (cls in want and _suspects.length_factor(meta) == 1
+                 and (g := _given(meta)) is not None and g not in want[cls])
+        keep.append(not other)
+        if other:
+            out[cls] = out.get(cls, 0) + 1
+    for cls, n in sorted(out.items()):
+        log(f'mdxbench accept: history: {n} record(s) of {cls} from runs given other '
+            f'variables than this session\'s left out (not the same measurement)')
+    return history.filter(pl.Series(keep, dtype=pl.Boolean)) if out else history
+
+
 def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     '''Find the suspects among the passed nodes, measure them again in rounds with a
     healthy node near the median (``measure(nodes)``), and decide each by the sequential
     test; updates ``found`` in place. Returns the noise of each figure ({key: Noise}).'''
-    history = _history(plan, seq)
+    session = session_records(plan, out)
+    history = like_with_like(_history(plan, seq), session, log)
     by_node = {v['node']: v for v in found}
     first = _suspects.first_run(found)
-    noise = _suspects.noises(session_records(plan, out), history, first)
+    noise = _suspects.noises(session, history, first)
     cases = _suspects.find(found, effect, history, plan.testable, noise, seq.alpha, seq.beta)
     if not cases:
         _suspects.explain(found, noise, effect)

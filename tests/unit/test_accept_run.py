@@ -744,3 +744,43 @@ def test_a_history_suspect_is_taken_where_its_level_is_known_well_enough_at_the_
     assert v['n2']['reasons'][0].startswith(
         'StreamOmp %threads=one-thread triad=12.5 GB/s: suspect (12% below its own earlier '
         "level, the median of 3 run(s), the pair's known to \u00b11.5%); paired with n0: "), v['n2']
+
+
+def _given_rec(check, node, meta):
+    return {'time': '2026-11-20T00:00:00+00:00', 'system': 'nscluster', 'partition': 'nodes',
+            'environ': 'spack', 'check': check, 'perf_var': 'triad', 'value': 10.0,
+            'unit': 'GB/s', 'better': 'higher', 'ref': None, 'lower': None, 'upper': None,
+            'result': 'pass', 'jobid': '1', 'nodes': node, 'tags': 'acceptance',
+            'params': '{}', 'meta': json.dumps(meta, sort_keys=True)}
+
+
+def test_the_history_judges_a_run_by_runs_given_the_same_variables():
+    '''This session ran BabelStream with num_times 20 (-S): the history's runs of it with
+    the default 100 are another measurement and are left out, said; its runs with 20, the
+    runs that recorded no variables, a lengthened run (its own series) and another
+    check's runs are kept.'''
+    import polars as pl
+
+    from mdxbench.post.store import records
+
+    twenty = {'variables': {'llc_factor': 4, 'num_times': 20}}
+    hundred = {'variables': {'llc_factor': 4, 'num_times': 100}}
+    session = records.frame([_given_rec('BabelStreamOmp', 'n1', twenty),
+                             _given_rec('BabelStreamOmp', 'n2', twenty)])
+    history = records.frame([
+        _given_rec('BabelStreamOmp', 'n1', hundred),                    # left out
+        _given_rec('BabelStreamOmp', 'n2', hundred),                    # left out
+        _given_rec('BabelStreamOmp', 'n1', twenty),
+        _given_rec('BabelStreamOmp', 'n3', {}),                         # said nothing
+        _given_rec('BabelStreamOmp', 'n1', dict(hundred, length={'factor': 4})),
+        _given_rec('HpccStream', 'n1', {'variables': {'llc_factor': 2}})])
+    said = []
+    kept = accept.like_with_like(history, session, said.append)
+    assert kept['meta'].to_list() == history['meta'].to_list()[2:]
+    assert said == ['mdxbench accept: history: 2 record(s) of BabelStreamOmp from runs given '
+                    "other variables than this session's left out (not the same measurement)"]
+    # the same variables throughout: nothing left out, nothing said
+    said.clear()
+    same = history.filter(pl.col('meta').str.contains('"num_times": 20'))
+    assert accept.like_with_like(same, session, said.append).height == same.height
+    assert said == []
