@@ -42,7 +42,7 @@ def add_arguments(p):
                     f'(default {verdict.MAX_ROUNDS}; fewer where the series is quiet)')
     sp.add_argument('--time-limit', default=None, help="each node's Slurm job's time "
                     "limit (default: sized from the recorded runs' job times, 1.5x each "
-                    'and a minute, two runs a round; 30:00 where they recorded none)')
+                    'and two minutes, two runs a round; 30:00 where they recorded none)')
     sp.add_argument('--perflogs', action='append', help='perflog directory whose specs/ '
                     'holds the builds\' concrete specs, and under which the split writes '
                     'its runs (default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')

@@ -84,10 +84,12 @@ def set_options(check, variables):
 
 
 #: a time limit's allowance per run beyond its recorded job time: ReFrame's start, the
-#: check's load and stage, and the margin of 50% on the run itself
-RUN_ALLOWANCE_S, RUN_MARGIN = 60, 1.5
+#: check's load and stage (two minutes: a busy node), and a margin of 50% on the run
+RUN_ALLOWANCE_S, RUN_MARGIN = 120, 1.5
 #: where a case's runs recorded no job time
 DEFAULT_TIME_LIMIT = '30:00'
+#: the shortest limit sized, in minutes
+MIN_LIMIT_MIN = 10
 
 
 def time_limit_for(cases):
@@ -98,7 +100,7 @@ def time_limit_for(cases):
         return DEFAULT_TIME_LIMIT
     seconds = sum(2 * c.rounds * (c.run_seconds * RUN_MARGIN + RUN_ALLOWANCE_S)
                   for c in cases)
-    return str(max(5, -(-int(seconds) // 60)))
+    return str(max(MIN_LIMIT_MIN, -(-int(seconds) // 60)))
 
 
 def order(rounds):

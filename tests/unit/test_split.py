@@ -201,19 +201,19 @@ def test_each_side_runs_with_the_variables_it_was_recorded_with():
 
 
 @pytest.mark.parametrize('seconds, rounds, limit', [
-    (150.0, 10, '95'),      # 2 x 10 runs x (150 s x 1.5 + 60 s) = 5,700 s: 95 min
-    (30.0, 3, '11'),        # 2 x 3 x (45 + 60) = 630 s: 10.5, rounded up
-    (1.0, 1, '5'),          # 2 x 61.5 s = 2.05 min: five minutes at least
+    (150.0, 10, '115'),     # 2 x 10 runs x (150 s x 1.5 + 120 s) = 6,900 s: 115 min
+    (30.0, 3, '17'),        # 2 x 3 x (45 + 120) = 990 s: 16.5, rounded up
+    (1.0, 1, '10'),         # 2 x 121.5 s = 4.05 min: ten minutes at least
 ])
 def test_a_jobs_time_limit_is_sized_from_the_recorded_job_times(seconds, rounds, limit):
-    '''Two runs a round, each its recorded job time and half again, and a minute for
+    '''Two runs a round, each its recorded job time and half again, and two minutes for
     ReFrame's start and stage: the issue's BabelStream under a quota (5.5 minutes a run,
-    10 rounds) gets 2 x 10 x (495 + 60) s = 185 minutes, not 30.'''
+    10 rounds) gets 2 x 10 x (495 + 120) s = 205 minutes, not 30.'''
     c = jobs.Case('nodes', 'spack', 'BabelStreamOmp', 'mdxnode2', 'a' * 32, 'b' * 32,
                   rounds=rounds, run_seconds=seconds)
     assert jobs.time_limit_for([c]) == limit
     c.run_seconds, c.rounds = 330.0, 10
-    assert jobs.time_limit_for([c]) == '185'
+    assert jobs.time_limit_for([c]) == '205'
 
 
 def test_without_recorded_job_times_the_time_limit_is_the_default():
@@ -221,7 +221,7 @@ def test_without_recorded_job_times_the_time_limit_is_the_default():
                   rounds=4, run_seconds=40.0)
     d = jobs.Case('nodes', 'spack', 'StreamOmp', 'mdxnode2', 'a' * 32, 'b' * 32, rounds=4)
     assert jobs.time_limit_for([c, d]) == '30:00'
-    assert jobs.time_limit_for([c, c]) == '32'     # 2 cases x 8 runs x 120 s = 1,920 s
+    assert jobs.time_limit_for([c, c]) == '48'     # 2 cases x 8 runs x 180 s = 2,880 s
 
 
 def rec(build, rnd, value, h=None, perf_var='copy'):
