@@ -2,7 +2,9 @@
 # An Elasticsearch cluster of N nodes on this machine, as a site runs one: each node its own
 # address, data directory and JVM, all master-eligible data nodes that find each other
 # through discovery.seed_hosts (no single-node discovery). The same distribution and user
-# as ci/elasticsearch.sh, security off as there.
+# as ci/elasticsearch.sh, and the same security option: off, or with MDXBENCH_ES_SECURITY=1
+# HTTPS and a file-realm superuser (MDXBENCH_ES_ADMIN_USER, _PASSWORD_FILE), and TLS between
+# the nodes.
 # The addresses are loopback ones, 127.0.0.11 and up, not network namespaces (as the Slurm
 # test cluster's): a node bound to a non-loopback address runs Elasticsearch's production
 # bootstrap checks, and this machine's hard limit of open files (20,000; a container's, not
@@ -17,6 +19,7 @@
 #        ci/es-cluster.sh roll          a rolling restart of every node, one at a time
 #        ci/es-cluster.sh wipe          an empty cluster: the nodes' data removed, restarted
 #        ci/es-cluster.sh stop-node NAME  stop one node (SIGTERM: it leaves cleanly)
+#        ci/es-cluster.sh ca            with security on, the CA file that verifies the nodes
 #        ci/es-cluster.sh snapshots     the snapshot repositories' root (path.repo), a
 #                                       directory all nodes share, as a site's NFS mount
 # Tunables: MDXBENCH_ES_CLUSTER_NODES (3), MDXBENCH_ES_CLUSTER_HEAP (256m each),
@@ -32,7 +35,7 @@ FIRST=${MDXBENCH_ES_CLUSTER_ADDRESS:-127.0.0.11}
 NET=${FIRST%.*}
 node_name() { echo "mdxes$1"; }
 node_ip() { echo "$NET.$((${FIRST##*.} - 1 + $1))"; }
-node_url() { echo "http://$(node_ip "$1"):9200"; }
+node_url() { echo "$SCHEME://$(node_ip "$1"):9200"; }
 node_index() { local n=${1#mdxes}; [[ $n =~ ^[0-9]+$ ]] || die "no node $1 (mdxes1, mdxes2, ...)"; echo "$n"; }
 
 set_paths() {
@@ -42,15 +45,81 @@ set_paths() {
     NODES_FILE="$CBASE/nodes"
 }
 set_paths
+# security as the cluster was started with it (kept beside it), unless said now
+SECURITY=${MDXBENCH_ES_SECURITY:-$(cat "$CBASE/security" 2>/dev/null || echo 0)}
+SCHEME=http
+[[ $SECURITY == 1 ]] && SCHEME=https
 node_dir() { echo "$CBASE/$(node_name "$1")"; }
 count() { cat "$NODES_FILE" 2>/dev/null || echo 0; }
 
+# curl to a node: with security on, through the cluster's CA and as the admin user (from a
+# 0600 config file, so the password is on no command line)
+es_curl() {
+    if [[ $SECURITY == 1 ]]; then
+        curl -fs --cacert "$CBASE/certs/ca/ca.crt" -K "$CBASE/curl.conf" "$@"
+    else
+        curl -fs "$@"
+    fi
+}
+
+# security as the single node has it (ci/elasticsearch.sh, MDXBENCH_ES_SECURITY=1): HTTPS
+# with a CA of the cluster's own and a file-realm superuser on every node, and TLS between
+# the nodes too (a cluster's transport carries the data: verified by the same CA). One
+# certificate names every node's address.
+setup_certs() {
+    local n=$1 pwfile=${MDXBENCH_ES_ADMIN_PASSWORD_FILE:-} user=${MDXBENCH_ES_ADMIN_USER:-} ips="" i
+    [[ -n $user && -n $pwfile ]] || die "MDXBENCH_ES_SECURITY=1 needs MDXBENCH_ES_ADMIN_USER and MDXBENCH_ES_ADMIN_PASSWORD_FILE"
+    [[ -f $pwfile ]] || die "MDXBENCH_ES_ADMIN_PASSWORD_FILE=$pwfile: no such file"
+    [[ $(stat -c %a "$pwfile") == 600 ]] || die "MDXBENCH_ES_ADMIN_PASSWORD_FILE=$pwfile: mode $(stat -c %a "$pwfile"), must be 600"
+    for ((i = 1; i <= n; i++)); do ips+="${ips:+,}$(node_ip "$i")"; done
+    local certs="$CBASE/certs" envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$ES_HOME/config")
+    if [[ ! -f $certs/node/node.crt || $(cat "$certs/ips" 2>/dev/null) != "$ips" ]]; then
+        rm -rf "$certs" && mkdir -p "$certs"
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-certutil" ca --pem --silent --out "$certs/ca.zip" >/dev/null
+        unzip -oq "$certs/ca.zip" -d "$certs"
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-certutil" cert --pem --silent --ca-cert "$certs/ca/ca.crt" \
+            --ca-key "$certs/ca/ca.key" --name node --ip "$ips" --dns localhost --out "$certs/node.zip" >/dev/null
+        unzip -oq "$certs/node.zip" -d "$certs"
+        echo "$ips" >"$certs/ips"
+    fi
+    (umask 077; printf 'user = "%s:%s"\n' "$user" "$(cat "$pwfile")" >"$CBASE/curl.conf")
+}
+
+node_security() {
+    local dir=$1 envs
+    if [[ $SECURITY != 1 ]]; then
+        echo 'xpack.security.enabled: false' >>"$dir/config/elasticsearch.yml"
+        return
+    fi
+    mkdir -p "$dir/config/certs"
+    cp -r "$CBASE/certs/ca" "$CBASE/certs/node" "$dir/config/certs/"
+    if [[ ! -s $dir/config/users ]]; then      # the first start (a restart keeps it)
+        envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$dir/config")
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$MDXBENCH_ES_ADMIN_USER" \
+            -r superuser -p "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" >/dev/null
+    fi
+    cat >>"$dir/config/elasticsearch.yml" <<YML
+xpack.security.enabled: true
+xpack.security.enrollment.enabled: false
+xpack.security.authc.realms.file.file1.order: 0
+xpack.security.http.ssl.enabled: true
+xpack.security.http.ssl.key: certs/node/node.key
+xpack.security.http.ssl.certificate: certs/node/node.crt
+xpack.security.http.ssl.certificate_authorities: [certs/ca/ca.crt]
+xpack.security.transport.ssl.enabled: true
+xpack.security.transport.ssl.verification_mode: certificate
+xpack.security.transport.ssl.key: certs/node/node.key
+xpack.security.transport.ssl.certificate: certs/node/node.crt
+xpack.security.transport.ssl.certificate_authorities: [certs/ca/ca.crt]
+YML
+}
+
 # (the integ-test-zip answers 405 to GET /: its root handler is a module it lacks)
-answers() { curl -fs --max-time 3 "$(node_url "$1")/_cluster/health?local=true" >/dev/null; }
+answers() { es_curl --max-time 3 "$(node_url "$1")/_cluster/health?local=true" >/dev/null; }
 
 cluster_green() {
     local n=$1
-    curl -fs --max-time 5 "$(node_url 1)/_cluster/health?wait_for_status=green&wait_for_nodes=$n&timeout=1s" >/dev/null
+    es_curl --max-time 5 "$(node_url 1)/_cluster/health?wait_for_status=green&wait_for_nodes=$n&timeout=1s" >/dev/null
 }
 
 start_node() {
@@ -77,11 +146,11 @@ path.repo: $CBASE/snapshots
 discovery.seed_hosts: [$seeds]
 cluster.initial_master_nodes: [$masters]
 action.destructive_requires_name: true
-xpack.security.enabled: false
 cluster.routing.allocation.disk.watermark.low: 3gb
 cluster.routing.allocation.disk.watermark.high: 2gb
 cluster.routing.allocation.disk.watermark.flood_stage: 1gb
 YML
+    node_security "$dir"
     mkdir -p "$CBASE/snapshots"
     chown -R "$ES_USER" "$dir" "$CBASE/snapshots"
     setsid setpriv --reuid="$ES_USER" --regid="$(id -g "$ES_USER")" --clear-groups \
@@ -102,6 +171,8 @@ start() {
     runuser -u "$ES_USER" -- test -r "$ES_HOME/bin/elasticsearch" \
         || die "user $ES_USER cannot read $ES_HOME"
     echo "$n" >"$NODES_FILE"
+    echo "$SECURITY" >"$CBASE/security"
+    [[ $SECURITY == 1 ]] && setup_certs "$n"
     log "es-cluster: starting $n nodes ($ES_VERSION, heap $HEAP each) on $(node_ip 1)-$(node_ip "$n")"
     for ((i = 1; i <= n; i++)); do start_node "$i"; done
     wait_for "the cluster's $n nodes, green" "$TIMEOUT" "$(node_dir 1)/logs/out.log" cluster_green "$n"
@@ -201,7 +272,7 @@ alive_other() {
 
 allocation() {
     local via=$1 value=$2
-    curl -fs --max-time 30 -X PUT -H 'Content-Type: application/json' \
+    es_curl --max-time 30 -X PUT -H 'Content-Type: application/json' \
         "$(node_url "$via")/_cluster/settings" \
         -d "{\"persistent\": {\"cluster.routing.allocation.enable\": $value}}" >/dev/null \
         || die "es-cluster: cannot set cluster.routing.allocation.enable to $value"
@@ -215,7 +286,7 @@ stop_node() {
     log "es-cluster: $1 stopped"
 }
 
-green_via() { curl -fs --max-time 5 "$(node_url "$1")/_cluster/health?wait_for_status=green&wait_for_nodes=$2&timeout=1s" >/dev/null; }
+green_via() { es_curl --max-time 5 "$(node_url "$1")/_cluster/health?wait_for_status=green&wait_for_nodes=$2&timeout=1s" >/dev/null; }
 
 roll() {
     local i via n t0=$SECONDS
@@ -223,7 +294,7 @@ roll() {
     for ((i = 1; i <= n; i++)); do
         via=$(alive_other "$i") || die "es-cluster: no node answers but $(node_name "$i")"
         allocation "$via" '"primaries"'
-        curl -fs --max-time 60 -X POST "$(node_url "$via")/_flush" >/dev/null || true
+        es_curl --max-time 60 -X POST "$(node_url "$via")/_flush" >/dev/null || true
         stop_node "$(node_name "$i")"
         start_node "$i"
         wait_for "$(node_name "$i") answering" "$TIMEOUT" "$(node_dir "$i")/logs/out.log" answers "$i"
@@ -235,7 +306,7 @@ roll() {
 }
 
 master() {
-    curl -fs --max-time 5 "$(node_url "${1:-1}")/_cat/master?h=node" | tr -d ' \n'
+    es_curl --max-time 5 "$(node_url "${1:-1}")/_cat/master?h=node" | tr -d ' \n'
 }
 
 urls() {
@@ -270,5 +341,6 @@ case ${1:-} in
     wipe) wipe ;;
     stop-node) stop_node "${2:?node}" ;;
     snapshots) echo "$CBASE/snapshots" ;;
-    *) die "usage: ci/es-cluster.sh start [N]|stop|status|urls|kill NAME|restart NAME|stop-node NAME|roll|wipe|cut NAME|join NAME|master|snapshots" ;;
+    ca) echo "$CBASE/certs/ca/ca.crt" ;;
+    *) die "usage: ci/es-cluster.sh start [N]|stop|status|urls|kill NAME|restart NAME|stop-node NAME|roll|wipe|cut NAME|join NAME|master|snapshots|ca" ;;
 esac

@@ -1,5 +1,5 @@
-'''mdxbench against an Elasticsearch cluster of three nodes (ci/es-cluster.sh), as a site
-runs one: a node lost in the middle of an ingest loses nothing and stores nothing twice;
+'''mdxbench against an Elasticsearch cluster of three nodes (ci/es-cluster.sh), secured as a
+site runs one (HTTPS through its CA, a user, TLS between the nodes): a node lost in the middle of an ingest loses nothing and stores nothing twice;
 the elected master lost during a cycle's read changes nothing the cycle finds; a rolling
 restart under nightly ingests loses nothing; a snapshot restored into an empty cluster
 gives the next cycle the same history.'''
@@ -21,26 +21,50 @@ from test_ingest import _perflog
 CLUSTER = ['bash', str(ROOT / 'ci' / 'es-cluster.sh')]
 
 
+#: the cluster's admin, as the single node's secured instance has one (test_security): the
+#: cluster runs with security on -- HTTPS, this user, TLS between the nodes -- as a site's
+USER, PASSWORD = 'mdxadmin', 'mdx-Pw-' + os.urandom(6).hex()
+#: set by the fixture: the admin's password file (0600) and the cluster's CA
+SECRETS = {}
+
+
 def es_cluster(*args, timeout=HANG_S):
     # its waits as long as the hang guard: in CI this module runs beside the quiet session
     # at nice 19, where three JVMs start in minutes, not one (tests/hang.py)
-    res = run([*CLUSTER, *args], timeout=timeout, env={'MDXBENCH_ES_TIMEOUT': str(HANG_S)})
+    res = run([*CLUSTER, *args], timeout=timeout,
+              env={'MDXBENCH_ES_TIMEOUT': str(HANG_S), 'MDXBENCH_ES_SECURITY': '1',
+                   'MDXBENCH_ES_ADMIN_USER': USER,
+                   'MDXBENCH_ES_ADMIN_PASSWORD_FILE': SECRETS.get('pw', '')})
     assert res.returncode == 0, res.stdout + res.stderr
     return res.stdout.strip()
 
 
 @pytest.fixture(scope='module')
-def cluster():
-    '''The three nodes, started for this module and stopped after it; a client of all.'''
+def cluster(tmp_path_factory):
+    '''The three nodes, security on, started for this module and stopped after it; a
+    client of all (through the cluster's CA, as the admin).'''
     from elasticsearch import Elasticsearch
 
+    pw = tmp_path_factory.mktemp('es-cluster') / 'admin.pw'
+    pw.write_text(PASSWORD + '\n')
+    os.chmod(pw, 0o600)
+    SECRETS['pw'] = str(pw)
     es_cluster('start', '3')
+    SECRETS['ca'] = es_cluster('ca')
     urls = es_cluster('urls').split(',')
-    client = Elasticsearch(urls, request_timeout=HANG_S, max_retries=2)
+    assert all(u.startswith('https://') for u in urls), urls
+    client = Elasticsearch(urls, request_timeout=HANG_S, max_retries=2,
+                           ca_certs=SECRETS['ca'], basic_auth=(USER, PASSWORD))
     try:
         yield {'urls': urls, 'client': client}
     finally:
         run([*CLUSTER, 'stop'], timeout=HANG_S)
+
+
+def _secured(env):
+    '''``env`` with the cluster's credentials and CA, as a site gives mdxbench them.'''
+    return dict(env, MDXBENCH_ES_USER=USER, MDXBENCH_ES_PASSWORD_FILE=SECRETS['pw'],
+                MDXBENCH_ES_CA_CERTS=SECRETS['ca'])
 
 
 def _count(client, prefix):
@@ -66,9 +90,9 @@ def _ingest_until_stored(cluster, tmp_path, prefix, **env):
     '''An ingest of 24,000 records (4,000 perflog lines of six figures) through the three
     nodes' URLs, running in the background until the month's index holds documents and is
     green: (the ingest's process, a node that is not the elected master, when it began).'''
-    env = dict(os.environ, MDXBENCH_ES_URL=','.join(cluster['urls']),
-               MDXBENCH_ES_INDEX_PREFIX=prefix, MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
-               **env)
+    env = _secured(dict(os.environ, MDXBENCH_ES_URL=','.join(cluster['urls']),
+                        MDXBENCH_ES_INDEX_PREFIX=prefix,
+                        MDXBENCH_STATE_DIR=str(tmp_path / 'state'), **env))
     proc = subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest',
                              str(_perflog(tmp_path, 4000)), '--state',
                              str(tmp_path / 's.json'), '--retry-seconds', '600'],
@@ -102,6 +126,7 @@ def test_a_data_node_killed_in_the_middle_of_an_ingest_loses_nothing(cluster, tm
            'pending 0' in out, out
     retried = int(out.rsplit('retried ', 1)[1].split()[0].rstrip(','))
     assert retried >= 1, out
+    assert PASSWORD not in out + err          # the credentials are never shown
     es_cluster('restart', victim)
     health = client.cluster.health(index=f'{prefix}-*', wait_for_status='green',
                                    wait_for_nodes=3, timeout=f'{HANG_S}s')
@@ -142,9 +167,10 @@ def test_a_node_cut_off_in_the_middle_of_an_ingest_stores_nothing_unacknowledged
 
 
 def _env(cluster, prefix, tmp_path, **extra):
-    return dict(os.environ, MDXBENCH_ES_URL=','.join(cluster['urls']),
-                MDXBENCH_ES_INDEX_PREFIX=prefix, MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
-                MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'), **extra)
+    return _secured(dict(os.environ, MDXBENCH_ES_URL=','.join(cluster['urls']),
+                         MDXBENCH_ES_INDEX_PREFIX=prefix,
+                         MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
+                         MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'), **extra))
 
 
 def _cycle(env, plogs, state, *extra):
