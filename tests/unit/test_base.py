@@ -79,35 +79,41 @@ def test_compute_threads_are_the_cores_or_every_vcpu_where_the_facts_say():
     assert compute_threads({'cores': 16, 'threads_per_core': 1, 'all_vcpus': True})[0] == 16
 
 
-@pytest.fixture(scope='module')
-def local_runtime():
-    '''ReFrame's runtime on the `local` system of our site config, as `reframe` sets it up
-    before it makes the tests.'''
-    from reframe.core import config, runtime
+#: what the test below runs in a process of its own: ReFrame's runtime, once set up, stays
+#: for the rest of a process (and changes what later tests in it import)
+_VARIABLES = '''
+import json, sys
+from reframe.core import config, runtime
+from mdxbench import REPO_ROOT, catalog
+from mdxbench.base import check_variables
+site = config.load_config(str(REPO_ROOT / 'site-configs' / 'settings.py'))
+site.select_subconfig('local')
+runtime.init_runtime(site)
+classes = catalog.check_classes()
+stream = classes['BabelStreamOmp']
+out = {'default': check_variables(stream())}
+stream.setvar('num_times', 20)        # what -S BabelStreamOmp.num_times=20 does
+out['set'] = check_variables(stream())
+out['sweep'] = check_variables(classes['LikwidCacheSweep']())
+json.dump(out, sys.stdout)
+'''
 
-    from mdxbench import REPO_ROOT
 
-    site = config.load_config(str(REPO_ROOT / 'site-configs' / 'settings.py'))
-    site.select_subconfig('local')
-    runtime.init_runtime(site)
-
-
-def test_a_run_records_every_variable_its_checks_classes_declare(local_runtime):
+def test_a_run_records_every_variable_its_checks_classes_declare():
     '''What `-S BabelStreamOmp.num_times=20` does (the class's variable set before the test
     is made) is what the record says; the variables of ReFrame and of this library (the
     machinery: results, perf_table, ...) are not the check's inputs and are left out; a
-    mapping and None are kept as JSON has them.'''
-    from mdxbench import catalog
-    from mdxbench.base import check_variables
+    mapping and None are kept as JSON has them. (ReFrame's runtime, as `reframe` sets it
+    up before it makes the tests, in a process of its own.)'''
+    import json
+    import subprocess
+    import sys
 
-    classes = catalog.check_classes()
-    stream = classes['BabelStreamOmp']
-    stream.setvar('num_times', 20)
-    try:
-        assert check_variables(stream()) == {'llc_factor': 4, 'num_times': 20}
-    finally:
-        stream.setvar('num_times', 100)
-    assert check_variables(stream())['num_times'] == 100
-    assert check_variables(classes['LikwidCacheSweep']()) == {
-        'kernel': 'copy_avx', 'levels_kb': {}, 'repeats': None, 'run_seconds': None,
-        'step': None}
+    res = subprocess.run([sys.executable, '-c', _VARIABLES], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout)
+    assert out['default'] == {'llc_factor': 4, 'num_times': 100}
+    assert out['set'] == {'llc_factor': 4, 'num_times': 20}
+    assert out['sweep'] == {'kernel': 'copy_avx', 'levels_kb': {}, 'repeats': None,
+                            'run_seconds': None, 'step': None}
