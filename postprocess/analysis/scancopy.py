@@ -308,7 +308,8 @@ class ScanCopy:
     #: what a change point's explanation keeps besides its figures (which move with the
     #: runs and are taken from today's detection)
     EXPLAINED = changes.SERIES + ['run', 'jobid', 'nodes', 'time', 'previous_time',
-                                  'changed', 'unchanged', 'events']
+                                  'changed', 'unchanged', 'events', 'variables',
+                                  'run_seconds']
 
     @staticmethod
     def _digest(events):
