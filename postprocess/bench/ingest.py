@@ -38,12 +38,13 @@ def make_archive(directory, nrecords):
     return nlines * per_line
 
 
-def _bulk(es, prefix, archive, tmp):
+def _bulk(es, prefix, archive, tmp, target):
     '''(seconds, records created, replicas of the month's index) of ``mdxbench ingest``'s
-    Ingestor sending ``archive`` into ``es`` under ``prefix``.'''
+    Ingestor sending ``archive`` into ``es`` under ``prefix`` (its state its own, named by
+    ``target``: each target is sent everything).'''
     from mdxbench.post.store.ingest import Ingestor
 
-    ing = Ingestor(es, prefix, tmp / f'{prefix}.json', tmp / f'{prefix}.dead.jsonl',
+    ing = Ingestor(es, prefix, tmp / f'{target}.json', tmp / f'{target}.dead.jsonl',
                    batch_size=2000)
     t0 = time.perf_counter()
     counts = ing.run([archive])
@@ -70,7 +71,7 @@ def bench_ingest(nrecords, sample, url, cluster_url=None):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         total = make_archive(tmp / 'perflogs', nrecords)
-        bulk_s, created, _ = _bulk(es, prefix, tmp / 'perflogs', tmp)
+        bulk_s, created, _ = _bulk(es, prefix, tmp / 'perflogs', tmp, 'node')
         assert created == total, (created, total)
 
         # Baseline: one HTTP request per record, as httpjson does, into another index
@@ -90,7 +91,7 @@ def bench_ingest(nrecords, sample, url, cluster_url=None):
         if cluster_url:
             ces = Elasticsearch(esclient.hosts_of(url=cluster_url), request_timeout=60)
             nodes = ces.cluster.health()['number_of_nodes']
-            cluster = (*_bulk(ces, prefix, tmp / 'perflogs', tmp), nodes)
+            cluster = (*_bulk(ces, prefix, tmp / 'perflogs', tmp, 'cluster'), nodes)
             _drop(ces, prefix)
 
     _drop(es, prefix)
