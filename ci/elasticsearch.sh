@@ -67,16 +67,7 @@ setup_security() {
     fi
     "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" userdel "$user" >/dev/null 2>&1 || true
     "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$user" -r superuser -p "$(cat "$pwfile")" >/dev/null
-    cat >>"$ES_BASE/config/elasticsearch.yml" <<YML
-xpack.security.enabled: true
-xpack.security.enrollment.enabled: false
-xpack.security.authc.realms.file.file1.order: 0
-xpack.security.http.ssl.enabled: true
-xpack.security.http.ssl.key: certs/node/node.key
-xpack.security.http.ssl.certificate: certs/node/node.crt
-xpack.security.http.ssl.certificate_authorities: [certs/ca/ca.crt]
-xpack.security.transport.ssl.enabled: false
-YML
+    security_yml 0 >>"$ES_BASE/config/elasticsearch.yml"
 }
 
 start() {

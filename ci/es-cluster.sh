@@ -98,20 +98,7 @@ node_security() {
         "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$MDXBENCH_ES_ADMIN_USER" \
             -r superuser -p "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" >/dev/null
     fi
-    cat >>"$dir/config/elasticsearch.yml" <<YML
-xpack.security.enabled: true
-xpack.security.enrollment.enabled: false
-xpack.security.authc.realms.file.file1.order: 0
-xpack.security.http.ssl.enabled: true
-xpack.security.http.ssl.key: certs/node/node.key
-xpack.security.http.ssl.certificate: certs/node/node.crt
-xpack.security.http.ssl.certificate_authorities: [certs/ca/ca.crt]
-xpack.security.transport.ssl.enabled: true
-xpack.security.transport.ssl.verification_mode: certificate
-xpack.security.transport.ssl.key: certs/node/node.key
-xpack.security.transport.ssl.certificate: certs/node/node.crt
-xpack.security.transport.ssl.certificate_authorities: [certs/ca/ca.crt]
-YML
+    security_yml 1 >>"$dir/config/elasticsearch.yml"
 }
 
 # (the integ-test-zip answers 405 to GET /: its root handler is a module it lacks)

@@ -216,3 +216,29 @@ SlurmctldTimeout=30
 InactiveLimit=0
 CONF
 }
+
+# security_yml TRANSPORT_TLS: the elasticsearch.yml lines of a secured node (ci/elasticsearch.sh,
+# ci/es-cluster.sh): HTTPS with certs/node and certs/ca under its config directory, a
+# file-realm user, and TLS between nodes when TRANSPORT_TLS is 1 (a cluster's) else none
+security_yml() {
+    cat <<YML
+xpack.security.enabled: true
+xpack.security.enrollment.enabled: false
+xpack.security.authc.realms.file.file1.order: 0
+xpack.security.http.ssl.enabled: true
+xpack.security.http.ssl.key: certs/node/node.key
+xpack.security.http.ssl.certificate: certs/node/node.crt
+xpack.security.http.ssl.certificate_authorities: [certs/ca/ca.crt]
+YML
+    if [[ $1 == 1 ]]; then
+        cat <<YML
+xpack.security.transport.ssl.enabled: true
+xpack.security.transport.ssl.verification_mode: certificate
+xpack.security.transport.ssl.key: certs/node/node.key
+xpack.security.transport.ssl.certificate: certs/node/node.crt
+xpack.security.transport.ssl.certificate_authorities: [certs/ca/ca.crt]
+YML
+    else
+        echo 'xpack.security.transport.ssl.enabled: false'
+    fi
+}
