@@ -45,7 +45,13 @@ start() {
         log "minio: already running (PID $(cat "$PIDFILE")) at $URL"
         return
     fi
-    healthy && die "something not started by us already answers at $URL: set MDXBENCH_MINIO_PORT to a free port"
+    if healthy; then
+        # name the process (another checkout's MinIO, often: its cluster's bridge has the same
+        # address), so that the operator knows what to stop
+        local who
+        who=$(ss -Hltnp "sport = :$PORT" 2>/dev/null | grep -o 'users:(.*)' | head -n 1)
+        die "something not started by us already answers at $URL (${who:-its process unknown}; ours would have $PIDFILE): stop it, or set MDXBENCH_MINIO_PORT to a free port"
+    fi
     id -u "$MINIO_USER" >/dev/null 2>&1 \
         || useradd --system --no-create-home --shell /usr/sbin/nologin "$MINIO_USER"
     BASE=$(reachable_dir "$NAME" "$MINIO_USER")
