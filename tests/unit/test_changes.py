@@ -207,6 +207,133 @@ def test_long_series_are_segmented_in_windows_with_the_same_change_points():
     assert [c['index'] for c in changes.detect(x)] == [1500, 2500, 4200]
 
 
+def _windowed(z, min_size=3, window=40):
+    import math
+    return changes.segment(z.reshape(-1, 1), changes.PENALTY * math.log(len(z)),
+                           min_size=min_size, window=window)
+
+
+def test_a_step_anywhere_in_a_long_series_is_found_once_where_it_was_put():
+    '''Windows of 40 runs over a series of 130 (each window keeps the change points of its
+    central half, the first from run 0 and the last to the end): a step of 30 noise units
+    put at each run in turn, from the least segment's 3 runs to 3 before the end, is found
+    at that run and nowhere else -- on both borders of every window's kept region, in the
+    first window's outer quarter and in the last's (a window shorter than the others).'''
+    base = np.random.default_rng(11).standard_normal(130)
+    wrong = {}
+    for at in range(3, 128):
+        z = base.copy()
+        z[at:] += 30
+        got = _windowed(z)
+        if got != [at]:
+            wrong[at] = got
+    assert wrong == {}
+
+
+@pytest.mark.parametrize('at', [28, 48, 68, 88])
+def test_two_steps_the_least_segment_apart_across_a_border_are_both_found(at):
+    '''Two steps 3 runs apart (the least segment), the first in one window's kept region
+    and the second in the next one's (their border at runs 30, 50, 70, 90): both are
+    change points -- the windows' own merging keeps changes the least segment apart.'''
+    z = np.random.default_rng(12).standard_normal(130)
+    z[at:] += 30
+    z[at + 3:] += 30
+    assert _windowed(z) == [at, at + 3]
+
+
+def test_a_series_of_one_window_is_segmented_whole_and_one_run_longer_in_windows():
+    '''A series as long as the window is one PELT, one run longer it is cut in windows:
+    a step 3 runs before the end (the least segment) is found either way, in the longer
+    one by the last window, from its outer quarter.'''
+    z = np.random.default_rng(13).standard_normal(40)
+    z[37:] += 30
+    assert _windowed(z) == [37]
+    z = np.random.default_rng(13).standard_normal(41)
+    z[38:] += 30
+    assert _windowed(z) == [38]
+
+
+def test_a_real_step_beside_a_spurious_candidate_is_kept_once_the_spurious_one_goes():
+    '''An 8% step at run 30 (3% noise) and a spurious candidate 3 runs after it: tested
+    against the 3 runs between them, the step fails the p-value (0.037), the spurious one
+    fails the effect (none). Only the weakest goes at a time -- the spurious one, whose
+    effect is the smaller -- and the step, tested again against its whole segment,
+    stays: one change point at run 30 with the segments' medians either side. Given
+    alone, the step is the same change point.'''
+    x = 100 * (1 + 0.03 * np.random.default_rng(8).standard_normal(60))
+    x[30:] *= 1.08
+    [cp] = changes.refine(x, [30, 33])
+    assert cp['index'] == 30
+    assert cp['before'] == pytest.approx(np.median(x[:30]))
+    assert cp['after'] == pytest.approx(np.median(x[30:]))
+    assert cp['effect'] == pytest.approx(np.median(x[30:]) / np.median(x[:30]) - 1)
+    assert changes.refine(x, [30]) == [cp]
+    # the same candidates where nothing changed: both go
+    flat = 100 * (1 + 0.03 * np.random.default_rng(8).standard_normal(60))
+    assert changes.refine(flat, [30, 33]) == []
+
+
+def test_of_two_spurious_candidates_the_one_with_the_smaller_effect_goes_first():
+    '''Two steps, 6% at run 20 and 3.5% at run 40 (0.5% noise), and the spurious
+    candidate run 30 between them: the spurious one goes, both steps stay. With the
+    minimum effect at 5%, the smaller step goes too and the larger stays (tested again
+    against the runs from 20 to the end: 3.5% more than before).'''
+    x = 100 * (1 + 0.005 * np.random.default_rng(5).standard_normal(60))
+    x[20:] *= 1.06
+    x[40:] *= 1.035
+    assert [c['index'] for c in changes.refine(x, [20, 30, 40])] == [20, 40]
+    [cp] = changes.refine(x, [20, 30, 40], min_effect=0.05)
+    assert cp['index'] == 20 and cp['after'] == pytest.approx(np.median(x[20:]))
+
+
+def test_of_two_candidates_failing_only_their_p_value_the_less_certain_goes_first():
+    '''Runs 0-9 near 100 (spread 3), 10-11 at 102 and 109, 12-21 near 109.5 (spread
+    0.2): both candidates differ by more than the minimum effect (5.5% and 3.8%), and
+    both fail the p-value with only two runs between them (0.12 and 0.03). The one that
+    goes is the less certain, run 10 -- although its effect is the larger: past the
+    minimum, the effect no longer ranks them --, and run 12, tested again against runs
+    0-11, is the change point.'''
+    x = np.concatenate([100 + np.linspace(-3, 3, 10), [102.0, 109.0],
+                        109.5 + np.linspace(-0.2, 0.2, 10)])
+    [cp] = changes.refine(x, [10, 12])
+    assert cp['index'] == 12 and cp['pvalue'] < 0.01
+
+
+def test_of_two_candidates_equally_weak_the_earlier_goes():
+    '''Runs near 100, two at 110 and 110.5, runs near 121: both candidates fail the
+    p-value alike (0.03: two runs against ten, apart) with effects past the minimum; the
+    earlier goes, the later is the change point.'''
+    x = np.concatenate([100 + np.linspace(-1, 1, 10), [110.0, 110.5],
+                        121 + np.linspace(-1, 1, 10)])
+    assert [c['index'] for c in changes.refine(x, [10, 12])] == [12]
+
+
+def test_a_step_of_exactly_the_minimum_effect_is_a_change_point():
+    '''Medians 100 and 103, exactly: a 3% step is MIN_EFFECT reached, not missed.'''
+    spread = np.arange(-5, 6) * 0.1
+    x = np.concatenate([100 + spread, 103 + spread])
+    [cp] = changes.refine(x, [11])
+    assert (cp['before'], cp['after'], cp['effect']) == (100.0, 103.0, changes.MIN_EFFECT)
+
+
+def test_a_series_of_negative_values_rising_has_a_positive_effect_and_noise():
+    '''A figure below zero (an offset, a difference) going from -100 to -90 rose by 10%
+    of its size: the effect is +0.1, as a rise from 100 to 110 is, and the noise relative
+    to the level is positive.'''
+    spread = np.arange(-5, 6) * 0.1
+    [cp] = changes.refine(np.concatenate([-100 + spread, -90 + spread]), [11])
+    assert cp['effect'] == pytest.approx(0.1) and cp['noise'] > 0
+
+
+def test_the_shortest_series_that_can_hold_a_change_is_two_least_segments():
+    '''Ten runs (twice the least segment of 5) with a 50% step after the fifth: one
+    change point; nine runs cannot hold two segments of 5 and give none.'''
+    x = gauss(100, 10, cv=0.005, seed=2)
+    x[5:] *= 1.5
+    assert [c['index'] for c in changes.detect(x)] == [5]
+    assert changes.detect(x[:9]) == []
+
+
 @pytest.mark.parametrize('factor, found', [(0.98, False), (0.96, True), (1.02, False),
                                            (1.04, True)])
 def test_a_step_smaller_than_three_percent_is_no_change_point_however_clear(factor, found):
