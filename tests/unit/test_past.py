@@ -285,3 +285,127 @@ def test_a_past_of_no_series_has_no_figures_and_spares_nothing():
                         incremental.KAPPA, 6.0)
     assert spared.dtype == bool and spared.shape == (0,)
     assert past.ranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).shape == (0,)
+
+
+def _bound_by_hand(x, min_size=changes.MIN_SIZE):
+    '''The module's bound H of one past ``x``, every cut spelled out (not its passes over
+    all series): at each shift g of GRID, the largest (C0(t) - t g u)^2 p / (t (p - t))
+    over the cuts t from min_size to p - TAIL, C0 the centred sum of the past, u its noise
+    over sqrt(p).'''
+    p = len(x)
+    u = np.sqrt(np.sum(np.diff(x) ** 2) / max(p - 1, 1) / 2) / np.sqrt(p)
+    t = np.arange(min_size, p - past.TAIL + 1)
+    if not len(t):
+        return u, [0.0] * len(past.GRID)
+    c0 = np.cumsum(x - x.mean())[t - 1]
+    return u, [max(0.0, float(np.max((c0 - t * g * u) ** 2 * p / (t * (p - t)))))
+               for g in past.GRID]
+
+
+def test_each_pasts_figures_are_its_sums_noise_tail_and_bound_cut_by_cut():
+    '''figures() of 40 generated pasts laid end to end (1 to 300 runs, around TAIL + the
+    least segment, where the bound first has a cut): each one's sum, squared successive
+    differences, noise unit, last TAIL runs, wrapping sum of its values' bits and bound H
+    at every shift of GRID, as the module's formulas give them computed by hand on that
+    past alone.'''
+    rng = np.random.default_rng(21)
+    lengths = [1, 2, 5, 63, 64, 65, 68, 69, 70, 71, 75, 128, 300] + \
+        [int(n) for n in rng.integers(1, 300, 27)]
+    xs = [1000 * (1 + 0.01 * rng.standard_normal(n)) + np.linspace(0, 30 * (i % 3), n)
+          for i, n in enumerate(lengths)]
+    ns = np.array(lengths, dtype=np.int64)
+    f = past.figures(np.concatenate(xs), np.cumsum(ns) - ns, ns)
+    for i, x in enumerate(xs):
+        u, h = _bound_by_hand(x)
+        assert f['sum'][i] == pytest.approx(x.sum(), rel=1e-12), i
+        assert f['ssd'][i] == pytest.approx(np.sum(np.diff(x) ** 2), rel=1e-9, abs=1e-9), i
+        assert f['unit'][i] == pytest.approx(u, rel=1e-9, abs=1e-12), i
+        assert f['tail'][i] == list(x[-past.TAIL:]), i
+        assert int(f['bits'][i]) == sum(int(b) for b in x.view(np.uint64)) % 2 ** 64, i
+        assert np.allclose(f['h'][i], h, rtol=1e-9, atol=1e-9), (i, len(x), f['h'][i], h)
+    # the pasts long enough to have a cut to bound have a bound above nothing
+    assert all(max(f['h'][i]) > 0 for i, n in enumerate(lengths)
+               if n - past.TAIL >= changes.MIN_SIZE)
+
+
+def _spared_by_hand(x, q, kappa, penalty, min_size=changes.MIN_SIZE):
+    '''Whether the module spares a series of past x[:-q] and recent runs x[-q:], from the
+    whole series (the rule of its docstring, computed cut by cut): the exact gain at the
+    cuts among the past's last TAIL runs and the recent ones, the bound H at the two grid
+    shifts around the recent runs' shift of the mean (pasts with cuts deeper than the
+    tail), against the limit in the whole series' noise.'''
+    n, p = len(x), len(x) - q
+    mean = x.mean()
+    t = np.arange(max(p - past.TAIL, 0) + 1, n + 1)
+    t = t[(t >= min_size) & (n - t >= min_size)]
+    exact = float(np.max(np.cumsum(x - mean)[t - 1] ** 2 * n / (t * (n - t)))) if len(t) else 0.0
+    noise2 = np.sum(np.diff(x) ** 2) / max(n - 1, 1) / 2
+    u, h = _bound_by_hand(x[:p])
+    deep = p - past.TAIL >= min_size
+    r = (mean - x[:p].mean()) / u if u > 0 else np.inf
+    inside = u > 0 and abs(r) <= past.GRID[-1]
+    if deep and not inside:
+        return False
+    j = min(max(int(np.searchsorted(past.GRID, r if inside else 0.0, side='right')) - 1, 0),
+            len(past.GRID) - 2)
+    bound = max(h[j], h[j + 1]) if deep else 0.0
+    worst = max(exact, bound) * (1 + past.MARGIN)
+    limit = kappa * penalty * np.log(max(n, 2)) * (1 - past.MARGIN)
+    return bool(noise2 > 0 and worst / noise2 < limit)
+
+
+@pytest.mark.parametrize('seed', [0, 1])
+def test_the_bound_spares_exactly_the_series_its_rule_spares_computed_cut_by_cut(seed):
+    '''quiet() on 300 generated series (test_the_bound_never_spares...'s mix: steps among
+    the recent runs and late in the past, drifts, flat ones, pasts of 1 to 800 runs): each
+    series spared or not as the rule gives it computed by hand from the whole series --
+    neither more (a bound too loose would miss a change) nor fewer (one too tight reads
+    the past for nothing). Both answers occur.'''
+    rng = np.random.default_rng(seed)
+    parts = _series(rng, 300)
+    recent = np.concatenate([b for _, b in parts] + [np.zeros(0)])
+    r_n = np.array([len(b) for _, b in parts], dtype=np.int64)
+    spared = past.quiet(_frame(parts), recent, np.cumsum(r_n) - r_n, r_n, incremental.KAPPA,
+                        6.0)
+    by_hand = np.array([_spared_by_hand(np.concatenate([a, b]), len(b), incremental.KAPPA, 6.0)
+                        for a, b in parts])
+    assert list(np.flatnonzero(spared != by_hand)) == []
+    assert 50 < by_hand.sum() < 280, by_hand.sum()
+
+
+def _near_the_limit():
+    '''Series made to fall on both sides of the bound's limit: pasts too short for a cut to
+    bound (20, 40 runs), of TAIL + MIN_SIZE runs (one cut to bound), one more, and 200; a
+    step in the past at the first bounded cut, at the last, 20 runs deeper, or just inside
+    the tail, of 120 sizes 3.5% apart; 3 or 20 recent runs shifted by seven sizes, either
+    way: the decisions of the bound near its limit, on every side.'''
+    rng = np.random.default_rng(31)
+    parts = []
+    for p in (20, 40, past.TAIL + changes.MIN_SIZE, past.TAIL + changes.MIN_SIZE + 1, 200):
+        ats = {changes.MIN_SIZE} | {at for at in (p - past.TAIL, p - past.TAIL - 20,
+                                                  p - past.TAIL + 2) if at >= changes.MIN_SIZE}
+        for at in sorted(ats):
+            for q in (3, 20):
+                for step in np.geomspace(0.2, 12, 120):
+                    for shift in (0.0, -1.5, -0.7, 0.4, 0.7, 1.1, 3.0):
+                        x = 100 + rng.standard_normal(p + q)
+                        x[at:] += step
+                        x[p:] += shift
+                        parts.append((x[:p], x[p:]))
+    return parts
+
+
+def test_near_its_limit_the_bound_spares_exactly_the_series_its_rule_spares():
+    '''As above, on 18,480 series made to lie near the limit (_near_the_limit): the grid
+    cell the recent runs' shift falls in (and which of its ends bounds), the cut the bound
+    starts at, the pasts just deep enough to have one and those too short, the noise of
+    all runs -- each decides some of them.'''
+    parts = _near_the_limit()
+    recent = np.concatenate([b for _, b in parts])
+    r_n = np.array([len(b) for _, b in parts], dtype=np.int64)
+    spared = past.quiet(_frame(parts), recent, np.cumsum(r_n) - r_n, r_n, incremental.KAPPA,
+                        6.0)
+    by_hand = np.array([_spared_by_hand(np.concatenate([a, b]), len(b), incremental.KAPPA, 6.0)
+                        for a, b in parts])
+    assert list(np.flatnonzero(spared != by_hand)) == []
+    assert 0.2 < by_hand.mean() < 0.8, by_hand.mean()
