@@ -320,6 +320,7 @@ else
         (install_go_tools) >"$GO_TOOLS_LOG" 2>&1 </dev/null || rc=$?
         echo "$rc $GO_TOOLS_LOG" >"$GO_TOOLS_STATUS.tmp" && mv "$GO_TOOLS_STATUS.tmp" "$GO_TOOLS_STATUS"
     ) </dev/null >/dev/null 2>&1 &
+    echo $! >"$GO_TOOLS_PID"
     log "MinIO and warp: building in the background ($GO_TOOLS_LOG; its end in $GO_TOOLS_STATUS)"
 fi
 ((do_es)) && beside Elasticsearch install_es

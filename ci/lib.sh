@@ -24,6 +24,9 @@ export MDXBENCH_ROOT MDXBENCH_STATE_DIR MDXBENCH_VENV
 # the file that holds "EXIT-CODE LOG" once it ended
 GO_TOOLS_LOG=$MDXBENCH_STATE_DIR/logs/go-tools.log
 GO_TOOLS_STATUS=$MDXBENCH_STATE_DIR/gotools/build.status
+# ... and the PID of the process that runs it (tests/integration/conftest.py's go_tools
+# renices it when the quiet session has to wait for it)
+GO_TOOLS_PID=$MDXBENCH_STATE_DIR/gotools/build.pid
 # the GPU benchmarks' build in the background (ci/install.sh --go-tools-later, where Spack
 # is at hand: ci/spack-gpu.sh at nice 19), its log and "EXIT-CODE LOG" once it ended
 GPU_BUILD_LOG=$MDXBENCH_STATE_DIR/logs/spack-gpu.log

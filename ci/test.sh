@@ -15,14 +15,16 @@
 # MinIO's and warp's Go builds (about 7 CPU-minutes from empty Go caches) start with the
 # install at nice 19 and go on beside the side's first modules (conftest.EARLY) and the
 # incident split (conftest.QUIET_WITHOUT_GO), which need neither MinIO nor warp; every other
-# module waits for the build's status (MDXBENCH_GO_TOOLS_BUILD).
+# module waits for the build's status (MDXBENCH_GO_TOOLS_BUILD); a module of the quiet
+# session that has to wait (the main job's) takes the build to its own priority
+# (MDXBENCH_GO_TOOLS_PID), instead of building MinIO a second time as its install did.
 source "$(dirname "$0")/lib.sh"
 if (($#)); then
     prepare_local
     exec python -m pytest -ra --durations=30 "$@"
 fi
 prepare_local --go-tools-later
-export MDXBENCH_GO_TOOLS_BUILD=$GO_TOOLS_STATUS
+export MDXBENCH_GO_TOOLS_BUILD=$GO_TOOLS_STATUS MDXBENCH_GO_TOOLS_PID=$GO_TOOLS_PID
 # the GPU benchmarks' build, where ci/install.sh started one (Spack at hand)
 if [[ -f $GPU_BUILD_LOG ]]; then export MDXBENCH_GPU_BUILD=$GPU_BUILD_STATUS; fi
 rc=0

@@ -64,6 +64,9 @@ SETTINGS = (
     _S('MDXBENCH_GO_TOOLS_BUILD', 'unset (set by `ci/test.sh`)', 'the file of the exit '
        'status of MinIO\'s and warp\'s build beside the first tests: the integration tests '
        'that need them wait for it', 'install'),
+    _S('MDXBENCH_GO_TOOLS_PID', 'unset (set by `ci/test.sh`)', 'the file of the PID of '
+       'that build: a test at normal priority that waits for it takes the build to its '
+       'own priority', 'install'),
     # --- Elasticsearch ----------------------------------------------------------------
     _S('MDXBENCH_ES_URL', '`http://127.0.0.1:9200`', 'the Elasticsearch the commands use: '
        'its URL, or several nodes\' comma-separated',

@@ -146,6 +146,7 @@ def go_tools():
     while not os.path.exists(status):
         if time.monotonic() - t0 > 1800:
             pytest.fail(f'MinIO and warp: no build status in {status} after 30 minutes')
+        _hasten(os.environ.get('MDXBENCH_GO_TOOLS_PID'))
         time.sleep(2)
     GO_WAIT.append(time.monotonic() - t0)
     rc, log = open(status).read().split(maxsplit=1)
@@ -155,6 +156,33 @@ def go_tools():
     res = run(['bash', 'ci/minio.sh', 'start'], timeout=300)
     if res.returncode != 0:
         pytest.fail(f'ci/minio.sh start failed (exit {res.returncode}):\n{res.stderr[-3000:]}')
+
+
+def _hasten(pidfile):
+    '''A session at normal priority (the quiet one) that waits for the Go build, which runs
+    at nice 19 beside the sessions at nice 19: the build and every process under it at
+    this session's priority -- it is now what the quiet session waits on. (Before, the main
+    job's own ci/install.sh built MinIO a second time, at normal priority, beside it.)
+    The sessions at nice 19 leave it as it is.'''
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    if not pidfile or mine >= 19 or not os.path.exists(pidfile):
+        return
+    children = {}
+    for stat in pathlib.Path('/proc').glob('[0-9]*/stat'):
+        try:
+            fields = stat.read_text().rsplit(')', 1)[1].split()
+        except OSError:
+            continue                        # ended meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    todo = [int(pathlib.Path(pidfile).read_text())]
+    while todo:
+        pid = todo.pop()
+        try:
+            if os.getpriority(os.PRIO_PROCESS, pid) > mine:
+                os.setpriority(os.PRIO_PROCESS, pid, mine)
+        except OSError:
+            continue                        # ended meanwhile
+        todo += children.get(pid, [])
 
 
 #: the modules of QUIET that use neither MinIO nor warp: they start at once, beside the
@@ -253,7 +281,7 @@ def main_job_run(out, env, *reframe_args, stage='rfm', timeout=2700):
 
 
 @pytest.fixture(scope='session')
-def main_job(services, tmp_path_factory):
+def main_job(services, go_tools, tmp_path_factory):
     '''The main job (ci/main.sh, its `local` side, short runs) once per session, into its
     own perflog directory, Elasticsearch index prefix and site: what test_end_to_end
     checks case by case and test_main_site runs a second time and publishes.'''
