@@ -153,8 +153,9 @@ def partition_facts(partition):
     return facts
 
 
-#: Guidi et al.'s MPI ranks per node for the collectives and the applications (Figs 5-6
-#: and 13-16: 32 on every platform but C5's 36 and KNL's 64, the best of each)
+#: Guidi et al.'s MPI ranks per node for the collectives and the applications: 32 on
+#: most platforms (Figs 5-6, alltoall: Haswell, R5 and C5 32, KNL 64; Figs 13-16, the FFT:
+#: Haswell, KNL and R5 32, C5 36)
 PAPER_RANKS_PER_NODE = 32
 
 

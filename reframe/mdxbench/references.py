@@ -58,7 +58,7 @@ CONDITIONS = {
 #: the check that can meet one lists it in ``run_conditions`` and, where a run cannot,
 #: leaves the reference out of that run, saying why (mdxbench.jobsteps.drop_references)
 RUN_CONDITIONS = {
-    # the paper's multi-VM runs put each VM on a host of its own (002 sec. 3.2.4, Fig. 10
+    # the paper's multi-VM runs put each VM on a host of its own (000 sec. 3.2.4, Fig. 10
     # [002: 9]: client VMs "on different hosts"); where a partition does not say which
     # host a node is on, the nodes of a run may share one
     'distinct_hosts': 'each node of the run on a physical host of its own',

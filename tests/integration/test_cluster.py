@@ -219,7 +219,7 @@ def test_inter_node_checks_produce_values(cluster, work):
 
 
 def test_warp_client_nodes_each_on_a_host_of_their_own(cluster, work):
-    '''The paper's Figure 9 on the namespace cluster: warp's distributed mode with two
+    '''The paper's Figure 10 [002: 9] on the namespace cluster: warp's distributed mode with two
     client nodes against ci/cluster.sh's MinIO on the bridge, the two nodes on two
     stand-in hosts (mdxnode1 on ns-host-1, mdxnode3 on ns-host-2), both clients in the
     report.'''

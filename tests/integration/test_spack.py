@@ -74,7 +74,7 @@ def test_every_environment_concretizes_with_real_spack(spack, tmp_path):
 
 
 def test_local_is_built_from_the_mirror_as_the_checks_need(spack):
-    '''ci/install.sh built spack/local (ci/spack-build.sh local): the papers' versions, our
+    '''ci/install.sh built spack/local (ci/spack-build.sh local): the versions pinned, our
     repository's where builtin has none, every check's binary in the view.'''
     res = run([spack, '-e', 'spack/local', 'find', '--format', '{name}@{version} {namespace}'])
     assert res.returncode == 0, res.stderr

@@ -35,7 +35,7 @@ def test_ior_as_mdx1_ran_it_with_one_rank_per_vm_as_mdx2(classes):
 
 
 def test_warp_multi_client_sweeps_one_to_eight_clients(classes):
-    '''Figure 9: 1 to 8 client VMs; one VM's GET peaked at 128 concurrent operations.'''
+    '''Figure 10 [002: 9]: 1 to 8 client VMs; one VM's GET peaked at 128 concurrent operations.'''
     warp = classes['WarpMultiClient']
     assert list(_params(warp)['clients']) == list(range(1, 9))
     assert warp.concurrency == 128

@@ -6,6 +6,7 @@ import pathlib
 import re
 
 import pytest
+import yaml
 
 from mdxbench import catalog, references
 
@@ -14,8 +15,11 @@ DOC = ROOT / 'docs' / 'papers.md'
 COLUMNS = ['figure', 'value', 'check and condition', 'reference', 'how we differ']
 #: what a figure is measured in (the papers' own units, and a ratio or a speed-up)
 UNITS = re.compile(r'GFLOPS|GB/s|GiB/s|MiB/s|MB/s|Gbit/s|µs|\bus\b|KIOPS|\bin s\b|'
-                   r'×|speed-up|\bcount\b|page faults')
+                   r'×|speed-up|\bcount\b|page faults|images/s')
 NOT_MEASURED = ('not reproduced', 'not implemented')
+#: every figure and table of the three papers, as data
+FIGURES = pathlib.Path(__file__).with_name('papers_figures.yaml')
+ROMAN = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X']
 
 
 def rows(text):
@@ -139,3 +143,97 @@ def test_each_rule_fails_on_a_changed_row(checks, change, message):
                           references.load())
         message = 'Iperf3Aggregate mdx2:vc16m32g aggregate = 126'
     assert any(message in e for e in errors), errors
+
+
+def labels(text):
+    '''The figures and tables a cell names: {"Figure 5", "Table II", ...}. "Figs 7-11",
+    "Figures 8 and 9", "Fig. 12", "Table III", "Tables 1-3" and lists with commas are
+    read; the other version's number in brackets ("[002: 6]") is not.'''
+    text = re.sub(r'\[\d{3}:[^\]]*\]', '', text)
+    out = set()
+    num = r'(?:\d+|[IVX]+)\b'
+    for kind, body in re.findall(rf'\b(Fig(?:ure)?s?\.?|Tables?)\s+({num}(?:\s*(?:-|–|,|and)\s*{num})*)',
+                                 text):
+        name = 'Figure' if kind.startswith('Fig') else 'Table'
+        for part in re.split(r'\s*(?:,|and)\s*', body):
+            ends = re.split(r'\s*[-–]\s*', part)
+            if ends[0] in ROMAN:
+                lo, hi = ROMAN.index(ends[0]), ROMAN.index(ends[-1])
+                out |= {f'{name} {ROMAN[k]}' for k in range(lo, hi + 1)}
+            else:
+                out |= {f'{name} {k}' for k in range(int(ends[0]), int(ends[-1]) + 1)}
+    return out
+
+
+def sections(text):
+    '''{heading: its text} of the "## " sections of docs/papers.md.'''
+    out, name = {}, None
+    for line in text.splitlines():
+        if line.startswith('## '):
+            name = line[3:].strip()
+            out[name] = ''
+        elif name:
+            out[name] += line + '\n'
+    return out
+
+
+def missing(text, papers):
+    '''The figures and tables of ``papers`` (papers_figures.yaml) that docs/papers.md
+    does not name under their paper's heading: "paper: Figure N", one a line.'''
+    found = sections(text)
+    out = []
+    for paper in papers:
+        body = found.get(paper['heading'])
+        if body is None:
+            out.append(f"{paper['paper']}: no section '## {paper['heading']}' in {DOC}")
+            continue
+        named_here = set()
+        for n, r in rows(body):
+            named_here |= labels(r['figure'])
+        for line in body.splitlines():
+            if line.startswith('**Not measurements**:'):
+                named_here |= labels(line)
+        want = {f'Figure {k}' for k in range(1, paper['figures'] + 1)} | \
+            {f'Table {t}' for t in paper['tables']}
+        out += [f"{paper['paper']}: {label}" for label in sorted(want - named_here)]
+    return out
+
+
+def test_every_figure_and_table_of_the_papers_is_in_the_doc():
+    '''Each figure and table of the three papers (papers_figures.yaml, read off their
+    captions) is a row of docs/papers.md, or is named among its paper's figures that hold
+    no measurement.'''
+    papers = yaml.safe_load(FIGURES.read_text())
+    assert len(papers) == 3
+    assert missing(DOC.read_text(), papers) == []
+
+
+def test_a_figure_left_out_of_the_doc_is_named():
+    '''The doc without Guidi et al.'s Fig. 12 (its row's "Fig. 12" gone), or without the
+    mdx I section's list of figures that hold no measurement, fails naming them.'''
+    papers = yaml.safe_load(FIGURES.read_text())
+    text = DOC.read_text()
+    old = 'Figs 13-16, FFT kernel; Fig. 12, its speed-up'
+    assert old in text
+    assert missing(text.replace(old, 'Figs 13-16, FFT kernel'), papers) == [
+        'Guidi et al., 10 Years Later (seeds/004): Figure 12']
+    mdx1 = sections(text)['mdx I']
+    line = next(x for x in mdx1.splitlines() if x.startswith('**Not measurements**:'))
+    gone = missing(text.replace(line, ''), papers)
+    assert gone == [f'the mdx I evaluation (seeds/003; 図 1-8, 表 1-3): {x}' for x in
+                    ('Figure 1', 'Figure 2', 'Figure 3', 'Figure 4', 'Figure 8', 'Table 1',
+                     'Table 2', 'Table 3')], gone
+
+
+@pytest.mark.parametrize('cell, want', [
+    ('Figure 7 [002: 6], IOR one VM', {'Figure 7'}),
+    ('Figures 8 and 9 [002: 7 and 8], warp', {'Figure 8', 'Figure 9'}),
+    ('Figs 7-11, Table III, N-body', {f'Figure {k}' for k in range(7, 12)} | {'Table III'}),
+    ('Table 1, memory, 16 vCPU', {'Table 1'}),
+    ('Figures 1-4, 8; Tables 1-3', {'Figure 1', 'Figure 2', 'Figure 3', 'Figure 4',
+                                    'Figure 8', 'Table 1', 'Table 2', 'Table 3'}),
+    ('Table I (the machines)', {'Table I'}),
+    ('sec. 5.1, STREAM Triad', set()),
+])
+def test_labels_reads_the_ways_the_doc_names_figures(cell, want):
+    assert labels(cell) == want

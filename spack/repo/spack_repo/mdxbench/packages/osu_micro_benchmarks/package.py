@@ -1,6 +1,7 @@
-# The OSU micro-benchmarks 7.4 of the papers, from a public tree of OMB 7.4 instead of the
-# official tarball (which no public repository keeps, so no archive here can carry the
-# builtin osu-micro-benchmarks@7.4 checksum, and Spack rightly refuses it under that name).
+# The OSU micro-benchmarks 7.4 (our choice: the papers name no OSU version), from a public
+# tree of OMB 7.4 instead of the official tarball (which no public repository keeps, so no
+# archive here can carry the builtin osu-micro-benchmarks@7.4 checksum, and Spack rightly
+# refuses it under that name).
 from spack_repo.builtin.packages.osu_micro_benchmarks.package import (
     OsuMicroBenchmarks as BuiltinOsuMicroBenchmarks,
 )
