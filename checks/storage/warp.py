@@ -104,7 +104,9 @@ class _Warp(ObjectTargetTest):
 @rfm.simple_test
 class WarpObjectStorage(_Warp):
     descr = 'MinIO warp GET/PUT throughput of 10 MiB objects against concurrent operations'
-    concurrency = parameter([1, 2, 4, 8, 16, 32, 64, 128])
+    #: concurrent operations, 1 to 256 as the axes of the paper's Figures 8 and 9 [002: 7
+    #: and 8]
+    concurrency = parameter([1, 2, 4, 8, 16, 32, 64, 128, 256])
 
     @property
     def sweep_concurrency(self):

@@ -86,5 +86,6 @@ def test_an_s3_target_is_listed_once_it_has_an_endpoint(tmp_path):
     with_s3ds = listed_cases('mdx2', _env(tmp_path, MDXBENCH_MDX2_S3DS_ENDPOINT='s3ds.example.org:443'))
     warp = [c for c in with_s3ds if c[0].startswith('Warp')]
     assert warp and {c[1]['target'] for c in warp} == {'s3ds'}
-    # GET and PUT x 8 concurrencies, and 2 ops x 8 client counts (1..8), on both partitions
-    assert len(warp) == (16 + 16) * 2
+    # GET and PUT x 9 concurrencies (1..256), and 2 ops x 8 client counts (1..8), on both
+    # partitions
+    assert len(warp) == (18 + 16) * 2
