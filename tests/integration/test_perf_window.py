@@ -25,13 +25,13 @@ def kernel(tmp_path_factory):
     return d
 
 
-def counted(kernel, window, reps):
+def counted(kernel, window, reps, **env):
     out = kernel / f'perf-{window}.csv'
     res = subprocess.run(
         ['bash', str(ROOT / 'reframe' / 'mdxbench' / 'scripts' / 'perf-timed.sh'), 'perf',
          str(out), 'page-faults,task-clock', '--', str(kernel / 'fftw-mpi-bench'), str(N),
          str(reps)], capture_output=True, text=True, cwd=kernel, timeout=300,
-        env=dict(os.environ, MDXBENCH_THP='off', MDXBENCH_PERF_WINDOW=window))
+        env=dict(os.environ, MDXBENCH_THP='off', MDXBENCH_PERF_WINDOW=window, **env))
     assert res.returncode == 0, res.stdout + res.stderr
     return fft.parse(res.stdout), perfstat.parse(out.read_text())['events']
 
@@ -53,3 +53,30 @@ def test_the_papers_window_refuses_repetitions(kernel):
     assert res.returncode != 0
     assert 'MDXBENCH_PERF_WINDOW=run counts one transform: REPEATS must be 1, not 3' in \
         res.stderr, res.stderr
+
+
+def test_the_papers_window_plans_as_fftw_measured_and_still_counts_the_first_touch(kernel):
+    '''Guidi et al.'s counts are of FFTW's measured plan: one process measures it and writes
+    FFTW's wisdom (MDXBENCH_PERF_WINDOW=plan), the counted one plans from that wisdom
+    without measuring -- its page faults are still the data's first touch, one a page. A
+    run whose wisdom holds no plan for its size fails, naming the file.'''
+    wisdom = kernel / 'fft.wisdom'
+    res = subprocess.run([str(kernel / 'fftw-mpi-bench'), str(N), '1'], capture_output=True,
+                         text=True, timeout=300, cwd=kernel,
+                         env=dict(os.environ, MDXBENCH_PERF_WINDOW='plan',
+                                  MDXBENCH_FFTW_WISDOM=str(wisdom)))
+    assert res.returncode == 0 and wisdom.stat().st_size > 0, res.stdout + res.stderr
+    pages = N * N * 16 // 4096
+    run_k, run_ev = counted(kernel, 'run', 1, MDXBENCH_FFTW_WISDOM=str(wisdom))
+    assert run_k['plan'] == 'measured-wisdom' and run_k['perf_counting'] == 'one-run', run_k
+    assert pages <= run_ev['page-faults'] <= pages * 1.01 + 16, (run_ev, pages)
+    estimate_k, _ = counted(kernel, 'run', 1)
+    assert estimate_k['plan'] == 'estimate'
+    other = subprocess.run([str(kernel / 'fftw-mpi-bench'), str(N // 2), '1'],
+                           capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, MDXBENCH_PERF_WINDOW='run',
+                                    MDXBENCH_FFTW_WISDOM=str(wisdom)))
+    assert other.returncode != 0
+    assert f'could not plan N={N // 2} on 1 ranks from the wisdom of {wisdom}' in other.stderr
+    print(f'issue 60 item 4: N={N}: the measured plan from wisdom, {run_ev["page-faults"]:.0f} '
+          f'page faults ({pages} pages of data)')

@@ -57,3 +57,22 @@ def test_pages_line_thp_and_perf_counting(fixture_text):
     assert (timed['n'], timed['ranks'], timed['reps']) == (1024, 1, 3)
     one = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-run.out'))
     assert (one['perf_counting'], one['reps'], len(one['total_s'])) == ('one-run', 1, 1)
+
+
+def test_the_plan_the_kernel_says_it_made(fixture_text):
+    '''How FFTW planned: measured from the wisdom an earlier process wrote (the paper's
+    window since issue 60), FFTW's estimate, or measured; output before the kernel said so
+    has None. The wisdom-writing run prints its own line, not a result.'''
+    run = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-run-wisdom.out'))
+    assert (run['plan'], run['perf_counting'], run['thp_process']) == \
+        ('measured-wisdom', 'one-run', 'off')
+    before = fft.parse(fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-run.out'))
+    assert before['plan'] is None and before['perf_counting'] == 'one-run'
+    plan = fixture_text('fftw/fftw-mpi-bench-3.3.10-np1-n1024-plan-wisdom.out')
+    assert plan.startswith('fftw-mpi-bench plan n=1024 ranks=1 wisdom=fft.wisdom')
+    with pytest.raises(ParseError, match='no "fftw-mpi-bench fftw='):
+        fft.parse(plan)
+    # the job's standard output: the wisdom run's line, then the counted run's
+    both = fft.parse(plan + fixture_text(
+        'fftw/fftw-mpi-bench-3.3.10-np1-n1024-thp-off-perf-run-wisdom.out'))
+    assert both['plan'] == 'measured-wisdom'

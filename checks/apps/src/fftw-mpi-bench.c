@@ -31,6 +31,18 @@
  *                      touching the data (FFTW_ESTIMATE), then counted from filling the
  *                      array (its first touch) to the end of the transform; REPEATS must be
  *                      1, and the correctness check (a second array) follows uncounted
+ *   MDXBENCH_PERF_WINDOW=plan, MDXBENCH_FFTW_WISDOM=FILE
+ *                      plan every transform of the one-run window with FFTW_MEASURE (its
+ *                      measurements run transforms on this process's arrays), write FFTW's
+ *                      wisdom to FILE and end: what the run window below plans from
+ *   MDXBENCH_PERF_WINDOW=run, MDXBENCH_FFTW_WISDOM=FILE
+ *                      the one-run window with the plan FFTW measured (Guidi et al.'s counts
+ *                      come from FFTW's measured plan, not its estimate): FILE read and every
+ *                      transform planned FFTW_MEASURE | FFTW_WISDOM_ONLY -- from the wisdom,
+ *                      measuring nothing, so the data is still first touched in the window; a
+ *                      transform FILE has no plan for fails, naming FILE
+ * The "pages" line says how the transforms were planned: plan=measured, plan=estimate or
+ * plan=measured-wisdom.
  */
 #include <fftw3-mpi.h>
 #include <math.h>
@@ -144,12 +156,33 @@ int main(int argc, char **argv)
         perf_ack = atoi(getenv("MDXBENCH_PERF_ACK_FD"));
     }
     const char *window = getenv("MDXBENCH_PERF_WINDOW");
-    const int one_run = window && strcmp(window, "run") == 0;
+    const char *wisdom = getenv("MDXBENCH_FFTW_WISDOM");
+    const int plan_only = window && strcmp(window, "plan") == 0;
+    const int one_run = (window && strcmp(window, "run") == 0) || plan_only;
     if (window && !one_run && strcmp(window, "timed") != 0) {
         if (rank == 0)
-            fprintf(stderr, "fftw-mpi-bench: MDXBENCH_PERF_WINDOW=%s: expected run or timed\n",
-                    window);
+            fprintf(stderr, "fftw-mpi-bench: MDXBENCH_PERF_WINDOW=%s: expected run, timed or "
+                            "plan\n", window);
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (plan_only && !(wisdom && *wisdom)) {
+        if (rank == 0)
+            fprintf(stderr, "fftw-mpi-bench: MDXBENCH_PERF_WINDOW=plan writes wisdom: "
+                            "MDXBENCH_FFTW_WISDOM names no file\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const int from_wisdom = one_run && !plan_only && wisdom && *wisdom;
+    if (from_wisdom) {
+        int read = 0;
+        if (rank == 0)
+            read = fftw_import_wisdom_from_filename(wisdom);
+        MPI_Bcast(&read, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!read) {
+            if (rank == 0)
+                fprintf(stderr, "fftw-mpi-bench: cannot read FFTW wisdom from %s\n", wisdom);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        fftw_mpi_broadcast_wisdom(MPI_COMM_WORLD);
     }
     if (one_run && reps != 1) {
         if (rank == 0)
@@ -170,8 +203,13 @@ int main(int argc, char **argv)
     fftw_complex *a = fftw_alloc_complex(alloc);
     int nn = (int)n;
     /* FFTW_MEASURE runs transforms on the arrays while planning (their first touch):
-     * the one-run window plans without touching them */
-    const unsigned flags = one_run ? FFTW_ESTIMATE : FFTW_MEASURE;
+     * the one-run window plans without touching them -- from wisdom measured in an earlier
+     * process, or by FFTW's estimate */
+    const unsigned flags = plan_only ? FFTW_MEASURE
+                           : from_wisdom ? FFTW_MEASURE | FFTW_WISDOM_ONLY
+                           : one_run ? FFTW_ESTIMATE : FFTW_MEASURE;
+    const char *planned = from_wisdom ? "measured-wisdom" : flags == FFTW_ESTIMATE ? "estimate"
+                                                                                 : "measured";
     fftw_plan rows_before = fftw_plan_many_dft(1, &nn, (int)rows0, a, NULL, 1, nn, a, NULL, 1,
                                                nn, FFTW_FORWARD, flags);
     fftw_plan rows_after = fftw_plan_many_dft(1, &nn, (int)rows1, a, NULL, 1, nn, a, NULL, 1,
@@ -180,18 +218,41 @@ int main(int argc, char **argv)
                                                        FFTW_MPI_DEFAULT_BLOCK, (double *)a,
                                                        (double *)a, MPI_COMM_WORLD, flags);
     if (!rows_before || !rows_after || !transpose) {
-        fprintf(stderr, "fftw-mpi-bench: FFTW could not plan N=%td on %d ranks\n", n, nranks);
+        fprintf(stderr, "fftw-mpi-bench: FFTW could not plan N=%td on %d ranks%s%s\n", n,
+                nranks, from_wisdom ? " from the wisdom of " : "", from_wisdom ? wisdom : "");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     double counted[3] = {0.0, 0.0, 0.0};
-    if (one_run)        /* the paper's window: the first touch of the data and one transform */
+    if (one_run && !plan_only)  /* the paper's window: the first touch of the data, one transform */
         counted_transform(rows_before, transpose, rows_after, a, rows0, first0, n, 1, counted);
     fftw_complex *ref = fftw_alloc_complex(alloc);
     fftw_plan whole = fftw_mpi_plan_dft_2d(n, n, ref, ref, MPI_COMM_WORLD, FFTW_FORWARD,
                                            flags | FFTW_MPI_TRANSPOSED_OUT);
     if (!whole) {
-        fprintf(stderr, "fftw-mpi-bench: FFTW could not plan N=%td on %d ranks\n", n, nranks);
+        fprintf(stderr, "fftw-mpi-bench: FFTW could not plan N=%td on %d ranks%s%s\n", n,
+                nranks, from_wisdom ? " from the wisdom of " : "", from_wisdom ? wisdom : "");
         MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (plan_only) {
+        fftw_mpi_gather_wisdom(MPI_COMM_WORLD);
+        int written = rank == 0 ? fftw_export_wisdom_to_filename(wisdom) : 1;
+        MPI_Bcast(&written, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!written) {
+            if (rank == 0)
+                fprintf(stderr, "fftw-mpi-bench: cannot write FFTW wisdom to %s\n", wisdom);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        if (rank == 0)
+            printf("fftw-mpi-bench plan n=%td ranks=%d wisdom=%s\n", n, nranks, wisdom);
+        fftw_destroy_plan(rows_before);
+        fftw_destroy_plan(rows_after);
+        fftw_destroy_plan(transpose);
+        fftw_destroy_plan(whole);
+        fftw_free(a);
+        fftw_free(ref);
+        fftw_mpi_cleanup();
+        MPI_Finalize();
+        return 0;
     }
 
     /* Correctness, once: the three phases against FFTW's own distributed 2-D FFT (in the
@@ -219,9 +280,9 @@ int main(int argc, char **argv)
         thp_system(mode, sizeof mode);
         printf("fftw-mpi-bench fftw=%s n=%td ranks=%d reps=%d check_rel_err=%.3e\n",
                fftw_version, n, nranks, reps, rel);
-        printf("pages thp_system=%s thp_process=%s perf_counting=%s\n", mode,
+        printf("pages thp_system=%s thp_process=%s perf_counting=%s plan=%s\n", mode,
                prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 ? "off" : "system",
-               perf_ctl < 0 ? "none" : one_run ? "one-run" : "timed-phases");
+               perf_ctl < 0 ? "none" : one_run ? "one-run" : "timed-phases", planned);
     }
     if (!(rel < 1e-9)) {
         if (rank == 0)

@@ -7,7 +7,8 @@ from . import ParseError, require
 
 _HEAD = re.compile(r'^fftw-mpi-bench fftw=(\S+) n=(\d+) ranks=(\d+) reps=(\d+) '
                    r'check_rel_err=(\S+)\s*$', re.M)
-_PAGES = re.compile(r'^pages thp_system=(\S+) thp_process=(\S+) perf_counting=(\S+)\s*$', re.M)
+_PAGES = re.compile(r'^pages thp_system=(\S+) thp_process=(\S+) perf_counting=(\S+)'
+                    r'(?: plan=(\S+))?\s*$', re.M)
 _REP = re.compile(r'^rep=(\d+) compute_s=(\S+) comm_s=(\S+) total_s=(\S+)\s*$', re.M)
 _SUMMARY = re.compile(r'^summary n=(\d+) ranks=(\d+) reps=(\d+) median_compute_s=(\S+) '
                       r'median_comm_s=(\S+) median_total_s=(\S+) gflops=(\S+)\s*$', re.M)
@@ -16,11 +17,13 @@ _SUMMARY = re.compile(r'^summary n=(\d+) ranks=(\d+) reps=(\d+) median_compute_s
 def parse(text):
     '''``{'version', 'n', 'ranks', 'reps', 'check_rel_err', 'median_compute_s',
     'median_comm_s', 'median_total_s', 'gflops', 'comm_percent', 'total_s', 'thp_system',
-    'thp_process', 'perf_counting'}`` (``total_s``: every repetition's total, for the
-    spread; the last three from the "pages" line, None in output of kernels before it:
-    the system's transparent huge page mode, ``off`` where the process opted out, and what
-    perf counted: ``timed-phases`` (each repetition's timed phases), ``one-run`` (one
-    transform from the first touch of its data: Guidi et al.'s window) or ``none``).'''
+    'thp_process', 'perf_counting', 'plan'}`` (``total_s``: every repetition's total, for
+    the spread; the last four from the "pages" line, None in output of kernels before it
+    (``plan``: before it said so): the system's transparent huge page mode, ``off`` where
+    the process opted out, what perf counted: ``timed-phases`` (each repetition's timed
+    phases), ``one-run`` (one transform from the first touch of its data: Guidi et al.'s
+    window) or ``none``, and how FFTW planned: ``measured``, ``estimate`` or
+    ``measured-wisdom`` (the measured plan, read from wisdom an earlier process wrote)).'''
     require(text and text.strip(), 'fftw-mpi-bench output is empty')
     err = re.search(r'^fftw-mpi-bench: .*$', text, re.M)
     require(not err, f'the kernel refused to run or failed: {err.group(0) if err else ""}')
@@ -48,6 +51,6 @@ def parse(text):
         'median_comm_s': comm, 'median_total_s': total, 'gflops': gflops,
         'comm_percent': 100.0 * comm / (comp + comm) if comp + comm > 0 else 0.0,
         'total_s': [float(m.group(4)) for m in reps_seen],
-        **dict(zip(('thp_system', 'thp_process', 'perf_counting'),
-                   pages.groups() if (pages := _PAGES.search(text)) else (None,) * 3)),
+        **dict(zip(('thp_system', 'thp_process', 'perf_counting', 'plan'),
+                   pages.groups() if (pages := _PAGES.search(text)) else (None,) * 4)),
     }
