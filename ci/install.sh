@@ -43,6 +43,9 @@ APT_PACKAGES=(
     # compilers (gfortran: STREAM's Fortran part), libtool for IOR's autoreconf, and the
     # libraries of fio (+libaio, zlib) and IOR (+aio) that the source mirror does not hold
     gfortran libtool libtool-bin libaio-dev zlib1g-dev
+    # libs3 (IOR's S3-libs3 backend, ior +s3): its GNUmakefile asks curl-config and
+    # xml2-config; OpenSSL for its signatures
+    libcurl4-openssl-dev libxml2-dev libssl-dev
     # nvbandwidth's Boost.Program_options (ci/spack-gpu.sh: the GPU benchmarks compiled
     # with ci/cuda.sh's CUDA, no GPU needed)
     libboost-program-options-dev
