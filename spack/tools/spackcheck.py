@@ -299,6 +299,11 @@ class Validator:
                     if name not in self.index.packages and name not in VIRTUALS:
                         # a package of ours that builtin lacks: known from its own file
                         self.index.packages[name] = self.own_package(pkg, text, found)
+                    elif name in self.index.packages:
+                        # ours over builtin's (e.g. ior +s3): the variants it adds
+                        known = self.index.packages[name].setdefault('variants', {})
+                        for vname in re.findall(r'^\s*variant\(\s*"([^"]+)"', text, re.M):
+                            known.setdefault(vname, {})
                     self.repo_versions.setdefault(name, []).extend(found)
 
     def own_package(self, path, text, versions):

@@ -86,6 +86,19 @@ def test_ior_text(upstream_output):
     assert '-w -r -C -g -i 3' in r['command']
 
 
+def test_ior_over_s3(upstream_output):
+    '''IOR's S3-libs3 backend against MinIO (the mdx I paper's Fig. 7 runs): the same
+    summary, the backend named; the keys were in a 0600 script (-f), not the command line.'''
+    r = ior.parse(upstream_output('ior-4.0.0-s3-libs3-minio-fpp.out'))
+    assert (r['api'], r['access'], r['tasks'], r['repetitions']) == \
+        ('S3-libs3', 'file-per-process', 2, 3)
+    assert r['write_gbs'] == pytest.approx(133.57 * 2**20 / 1e9)
+    assert r['read_gbs'] == pytest.approx(460.57 * 2**20 / 1e9)
+    assert (r['segments'], r['aggregate_bytes']) == (1, 128 * 2**20)
+    assert r['command'].endswith('-o ior -f /tmp/tmp.c77Di0sO19/s3.ior')
+    assert ior.parse(upstream_output('ior-4.0.0-posix-fpp.out'))['api'] == 'POSIX'
+
+
 def test_ior_json(upstream_output):
     r = ior.parse(upstream_output('ior-4.0.0-posix-shared-json.out'))
     assert r['access'] == 'single-shared-file' and r['repetitions'] == 2

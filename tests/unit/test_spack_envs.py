@@ -131,6 +131,20 @@ def test_external_of_the_wrong_package(index, tmp_path):
     assert any("is not of package 'libfabric'" in e for e in errors), errors
 
 
+def test_a_variant_our_repository_adds_to_a_builtin_package_is_known_and_only_there(
+        tmp_path, index):
+    '''ior +s3 (IOR's S3-libs3 backend) is our package's variant over builtin's ior: spack/local
+    asks it and validates; without our package's variant line the same environment is
+    refused, naming it.'''
+    spack = _copy(tmp_path)
+    assert '+s3' in (spack / 'local' / 'spack.yaml').read_text()
+    assert spackcheck.validate([spack / 'local'], index) == []
+    ours = spack / 'repo' / 'spack_repo' / 'mdxbench' / 'packages' / 'ior' / 'package.py'
+    ours.write_text(ours.read_text().replace('variant("s3"', 'variant("s3x"'))
+    errors = spackcheck.validate([spack / 'local'], index)
+    assert any("ior has no variant 's3'" in e for e in errors), errors
+
+
 FIXTURES = ROOT / 'tests' / 'fixtures' / 'spack'
 
 

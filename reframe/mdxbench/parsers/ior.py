@@ -9,9 +9,10 @@ MIB = 1024 * 1024
 
 
 def parse(text):
-    '''``{'version', 'command', 'access', 'nodes', 'tasks', 'tasks_per_node', 'segments',
-    'aggregate_bytes', 'repetitions', 'reorder', 'odirect', 'write_gbs', 'read_gbs',
-    'write_mean_gbs', 'read_mean_gbs'}`` (operations not run are absent).'''
+    '''``{'version', 'command', 'api', 'access', 'nodes', 'tasks', 'tasks_per_node',
+    'segments', 'aggregate_bytes', 'repetitions', 'reorder', 'odirect', 'write_gbs',
+    'read_gbs', 'write_mean_gbs', 'read_mean_gbs'}`` (operations not run are absent;
+    ``api``: IOR's backend, POSIX, MPIIO, S3-libs3...).'''
     require(text and text.strip(), 'IOR output is empty')
     if text.lstrip().startswith('{'):
         return _parse_json(text)
@@ -21,6 +22,8 @@ def parse(text):
     out = {'version': m.group(1)}
     cmd = re.search(r'^Command line\s*:\s*(.+)$', text, re.M)
     out['command'] = cmd.group(1).strip() if cmd else ''
+    api = re.search(r'^api\s*:\s*(\S+)\s*$', text, re.M)
+    out['api'] = api.group(1) if api else 'unknown'
     acc = re.search(r'^access\s*:\s*(.+)$', text, re.M)
     out['access'] = acc.group(1).strip() if acc else 'unknown'
     nodes = re.search(r'^nodes\s*:\s*(\d+)\s*$', text, re.M)
@@ -70,6 +73,7 @@ def _parse_json(text):
         opts = data['tests'][0]['Options']
         params = data['tests'][0]['Parameters']
         out['access'] = opts['access']
+        out['api'] = opts.get('api') or params.get('api') or 'unknown'
         out['nodes'] = int(params['nodes'])
         out['reorder'] = bool(params['reorderTasks'])
     except (KeyError, IndexError, TypeError, ValueError) as err:
