@@ -79,7 +79,8 @@ def test_local_is_built_from_the_mirror_as_the_checks_need(spack):
     res = run([spack, '-e', 'spack/local', 'find', '--format', '{name}@{version} {namespace}'])
     assert res.returncode == 0, res.stderr
     found = set(res.stdout.split('\n'))
-    for want in ('ior@4.0.0 builtin', 'fio@3.38 mdxbench', 'iperf3@3.18-tree mdxbench',
+    for want in ('ior@4.0.0 mdxbench', 'libs3@287e4bee mdxbench', 'fio@3.38 mdxbench',
+                 'iperf3@3.18-tree mdxbench',
                  'netperf@2.7.0 builtin', 'osu-micro-benchmarks@7.4-tree mdxbench',
                  'stream@5.10 builtin', 'babelstream@5.0 builtin'):
         assert want in found, (want, found)
@@ -92,6 +93,9 @@ def test_local_is_built_from_the_mirror_as_the_checks_need(spack):
         assert os.access(view / exe, os.X_OK), exe
     assert run([str(view / 'bin' / 'fio'), '--version']).stdout.strip() == 'fio-3.38'
     assert run([str(view / 'bin' / 'iperf3'), '--version']).stdout.startswith('iperf 3.18 ')
+    # IOR with its S3 backend (ior +s3, IorS3)
+    res = run([str(view / 'bin' / 'ior'), '-h'])
+    assert 'S3-libs3' in res.stdout + res.stderr
     # checksums are never switched off
     res = run([spack, 'config', 'get', 'config'])
     assert 'checksum: false' not in res.stdout
