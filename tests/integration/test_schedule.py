@@ -53,15 +53,23 @@ def test_a_scrontab_entry_runs_a_cycle_by_itself(crontab, es, tmp_path):
     env = dict(es['env'], MDXBENCH_STATE_DIR=str(state),
                MDXBENCH_EVENTS=str(tmp_path / 'events.jsonl'),
                MDXBENCH_LOCAL_SLURM_CONF=os.environ['SLURM_CONF'])
-    at, due = due_in_the_next_minute()
-    res = mdxbench('schedule', 'install', '--system', 'local', '--at', at, '--time', '00:15:00',
-                   '--', '-n', 'SockperfPingPong%placement=loopback', '-S', 'duration=2',
-                   env=env)
-    assert res.returncode == 0, res.stdout + res.stderr
-    listed = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)
-    assert [(e['system'], e['at'], e['disabled']) for e in listed] == [('local', at, False)]
-    first_job, first_start = listed[0]['next_job']['id'], listed[0]['next_job']['start']
-    assert listed[0]['next_job']['state'] == 'PENDING'
+    for attempt in range(3):
+        at, due = due_in_the_next_minute()
+        res = mdxbench('schedule', 'install', '--system', 'local', '--at', at, '--time',
+                       '00:15:00', '--', '-n', 'SockperfPingPong%placement=loopback', '-S',
+                       'duration=2', env=env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        listed = json.loads(mdxbench('schedule', 'list', '--json', env=env).stdout)
+        assert [(e['system'], e['at'], e['disabled']) for e in listed] == [('local', at, False)]
+        first_job, first_start = listed[0]['next_job']['id'], listed[0]['next_job']['start']
+        assert listed[0]['next_job']['state'] == 'PENDING'
+        # an install that ended past the minute it named (a busy machine: CI, 2026-12-01,
+        # the 45 s were not enough) has Slurm queue it for that minute tomorrow, rightly:
+        # then once more, a minute later
+        if first_start != (due + dt.timedelta(days=1)).isoformat() or dt.datetime.now() < due:
+            break
+        print(f'the install ended past {due:%H:%M} (attempt {attempt + 1}): once more')
+        assert mdxbench('schedule', 'remove', '--system', 'local', env=env).returncode == 0
     # the minute it is due, or N/A until the scheduler's first pass over it (seen in CI on a
     # busy machine)
     assert first_start in (due.isoformat(), 'N/A'), first_start
