@@ -1,8 +1,8 @@
 '''Connection to Elasticsearch, configured from the environment.
 
 =============================  ==========================================================
-``MDXBENCH_ES_URL``            the cluster's URL, or several nodes' comma-separated (default
-                               ``http://127.0.0.1:9200``, ci/'s local one)
+``MDXBENCH_ES_URL``            the cluster's URL, or several nodes' comma-separated (default:
+                               ci/'s local one)
 ``MDXBENCH_ES_API_KEY``        API key (the base64 ``id:key`` form), or
 ``MDXBENCH_ES_API_KEY_FILE``   a file holding it, readable by its owner only (0600)
 ``MDXBENCH_ES_USER``           basic-auth user, with
@@ -10,13 +10,16 @@
 ``MDXBENCH_ES_PASSWORD_FILE``  a 0600 file holding it
 ``MDXBENCH_ES_CA_CERTS``       CA bundle to verify the server's certificate
 ``MDXBENCH_ES_INSECURE``       ``1`` turns certificate verification off (with a warning)
-``MDXBENCH_ES_INDEX_PREFIX``   index name prefix (default ``mdxbench-perf``)
-``MDXBENCH_ES_SHARDS``         primary shards of a monthly index (default 1)
+``MDXBENCH_ES_INDEX_PREFIX``   index name prefix
+``MDXBENCH_ES_SHARDS``         primary shards of a monthly index
 ``MDXBENCH_ES_REPLICAS``       its replicas: a number, or a range ``0-1`` / ``1-all`` that
-                               Elasticsearch expands to the nodes there are (default
-                               ``0-1``: none on one node, a copy on a cluster)
-``MDXBENCH_ES_PAGE``           documents per search request of a partition read (10000)
+                               Elasticsearch expands to the nodes there are (the default
+                               puts none on one node, a copy on a cluster)
+``MDXBENCH_ES_PAGE``           documents per search request of a partition read
 =============================  ==========================================================
+
+The defaults are the settings table's (:mod:`mdxbench.settings`, docs/settings.md), said
+there once.
 
 Secrets are read here and handed to the client; they are never printed or logged.
 
@@ -32,12 +35,12 @@ import sys
 
 from mdxbench import settings
 
-DEFAULT_URL = 'http://127.0.0.1:9200'
-DEFAULT_PREFIX = 'mdxbench-perf'
+DEFAULT_URL = settings.value('MDXBENCH_ES_URL')
+DEFAULT_PREFIX = settings.value('MDXBENCH_ES_INDEX_PREFIX')
 #: answers that mean "not carried out, try another node": too many requests, unavailable
 RETRY_ON_STATUS = (429, 503)
 #: replicas of a monthly index: none on one node, one copy where there is a second node
-DEFAULT_REPLICAS = '0-1'
+DEFAULT_REPLICAS = settings.value('MDXBENCH_ES_REPLICAS')
 
 
 class ConfigError(Exception):
@@ -132,7 +135,7 @@ def url_of(env=None, url=None):
     '''The Elasticsearch URL the options and environment name (several nodes': their URLs
     comma-separated, as given).'''
     env = os.environ if env is None else env
-    return url or settings.get('MDXBENCH_ES_URL', env) or DEFAULT_URL
+    return url or settings.get('MDXBENCH_ES_URL', env)
 
 
 def hosts_of(env=None, url=None):
@@ -154,7 +157,7 @@ def hosts_of(env=None, url=None):
 
 def index_prefix(env=None):
     env = os.environ if env is None else env
-    return settings.get('MDXBENCH_ES_INDEX_PREFIX', env) or DEFAULT_PREFIX
+    return settings.get('MDXBENCH_ES_INDEX_PREFIX', env)
 
 
 def index_settings(env=None):
@@ -163,8 +166,8 @@ def index_settings(env=None):
     import re
 
     env = os.environ if env is None else env
-    shards = settings.get('MDXBENCH_ES_SHARDS', env) or '1'
-    replicas = (settings.get('MDXBENCH_ES_REPLICAS', env) or DEFAULT_REPLICAS).strip()
+    shards = settings.get('MDXBENCH_ES_SHARDS', env)
+    replicas = settings.get('MDXBENCH_ES_REPLICAS', env).strip()
     if not re.fullmatch(r'[1-9]\d*', shards.strip()):
         raise ConfigError(f'MDXBENCH_ES_SHARDS={shards!r}: a number of shards, 1 or more')
     out = {'number_of_shards': int(shards)}
@@ -178,11 +181,13 @@ def index_settings(env=None):
     return out
 
 
-def page_size(env=None, default=10000):
-    '''Documents per search request of a partition read (``MDXBENCH_ES_PAGE``).'''
+def page_size(env=None, default=None):
+    '''Documents per search request of a partition read (``MDXBENCH_ES_PAGE``; ``default``
+    in place of the setting's own).'''
     import re
 
-    page = (settings.get('MDXBENCH_ES_PAGE', env) or str(default)).strip()
+    page = settings.get('MDXBENCH_ES_PAGE', env, None if default is None else str(default))
+    page = page.strip()
     if not re.fullmatch(r'[1-9]\d*', page) or int(page) > 10000:
         raise ConfigError(f'MDXBENCH_ES_PAGE={page!r}: documents per request, 1 to 10000 '
                           '(Elasticsearch\'s index.max_result_window)')

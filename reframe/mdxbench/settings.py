@@ -22,9 +22,17 @@ class Setting:
     default: str        #: as a reader of the docs reads it
     meaning: str
     area: str           #: the group the reference lists it under
+    #: the default as the code takes it, where it is a plain value: written here only
+    #: (:func:`get` returns it; the docs' default is this value)
+    value: str = None
 
 
 _S = Setting
+
+
+def _V(name, value, meaning, area):
+    '''A setting whose default is a plain value, said once.'''
+    return Setting(name, f'`{value}`', meaning, area, value)
 SETTINGS = (
     # --- where things are -------------------------------------------------------------
     _S('MDXBENCH_ROOT', 'the repository of the running code', 'the mdxbench checkout (the '
@@ -68,17 +76,17 @@ SETTINGS = (
        'that build: a test at normal priority that waits for it takes the build to its '
        'own priority', 'install'),
     # --- Elasticsearch ----------------------------------------------------------------
-    _S('MDXBENCH_ES_URL', '`http://127.0.0.1:9200`', 'the Elasticsearch the commands use: '
+    _V('MDXBENCH_ES_URL', 'http://127.0.0.1:9200', 'the Elasticsearch the commands use: '
        'its URL, or several nodes\' comma-separated',
        'elasticsearch'),
-    _S('MDXBENCH_ES_INDEX_PREFIX', '`mdxbench-perf`', 'indices `<prefix>-<system>-<yyyy.mm>` '
+    _V('MDXBENCH_ES_INDEX_PREFIX', 'mdxbench-perf', 'indices `<prefix>-<system>-<yyyy.mm>` '
        'and the index template `<prefix>`', 'elasticsearch'),
-    _S('MDXBENCH_ES_SHARDS', '`1`', 'primary shards of each monthly index (the index '
+    _V('MDXBENCH_ES_SHARDS', '1', 'primary shards of each monthly index (the index '
        'template; new indices only)', 'elasticsearch'),
-    _S('MDXBENCH_ES_REPLICAS', '`0-1`', 'replicas of each monthly index: a number, or a '
+    _V('MDXBENCH_ES_REPLICAS', '0-1', 'replicas of each monthly index: a number, or a '
        'range Elasticsearch expands to the nodes there are (`0-1`: none on one node, a '
        'copy on a cluster); the template and the existing indices take it', 'elasticsearch'),
-    _S('MDXBENCH_ES_PAGE', '`10000`', 'documents per search request when the local copy '
+    _V('MDXBENCH_ES_PAGE', '10000', 'documents per search request when the local copy '
        'reads a partition (smaller: less memory per request, more requests)',
        'elasticsearch'),
     _S('MDXBENCH_ES_SNAPSHOT_REPOSITORY', '`mdxbench`', 'the snapshot repository '
@@ -157,7 +165,12 @@ SETTINGS = (
        'kernel switches the counters on for its window only', 'jobs'),
     _S('MDXBENCH_PERF_WINDOW', '`timed` (`PerfCountersFft` sets its `window`)', 'what the FFT '
        'kernel counts: `run`, one transform from the first touch of its data (Guidi et '
-       "al.'s Table IV), or `timed`, the timed phases of its repetitions", 'jobs'),
+       "al.'s Table IV), or `timed`, the timed phases of its repetitions; `plan` measures "
+       "the plans and writes FFTW's wisdom (`MDXBENCH_FFTW_WISDOM`) and ends", 'jobs'),
+    _S('MDXBENCH_FFTW_WISDOM', 'unset (`PerfCountersFft` sets it for its `run` window)',
+       "the FFT kernel's FFTW wisdom file: written by the `plan` window, read by the `run` "
+       'window, which plans from it without measuring (the measured plan, as the paper)',
+       'jobs'),
     _S('MDXBENCH_PERF_ACK_FD', 'set by perf-timed.sh', "perf's acknowledgement descriptor",
        'jobs'),
     # --- the services and clusters of ci/ --------------------------------------------
@@ -197,12 +210,19 @@ NAME = re.compile(r'\bMDXBENCH_[A-Z0-9_]*[A-Z0-9]\b')
 
 def get(name, env=None, default=None):
     '''The value of setting ``name`` in ``env`` (default: this process's environment), or
-    ``default`` where it is unset or empty. A name not in :data:`SETTINGS` is an error.'''
+    ``default`` where it is unset or empty -- or, given none, the setting's own default
+    value (:class:`Setting` ``value``; None for most). A name not in :data:`SETTINGS` is an
+    error.'''
     if name not in BY_NAME:
         raise KeyError(f'{name} is not an mdxbench setting (declare it in '
                        'mdxbench.settings.SETTINGS)')
     env = os.environ if env is None else env
-    return env.get(name) or default
+    return env.get(name) or (BY_NAME[name].value if default is None else default)
+
+
+def value(name):
+    '''The default value of setting ``name``, as the code takes it where it is unset.'''
+    return BY_NAME[name].value
 
 
 def state_dir(env=None):

@@ -73,3 +73,24 @@ def test_the_reference_lists_every_setting_with_what_reads_it():
     for s in settings.SETTINGS:
         row = next(ln for ln in text.splitlines() if ln.startswith(f'| `{s.name}` |'))
         assert row.rstrip('| ').split('|')[-1].strip(), f'{s.name}: no reader listed'
+
+
+def test_a_default_value_is_said_once_and_is_what_the_code_takes():
+    '''The Elasticsearch settings' defaults are values of the table (settings.value), the
+    docs' default column shows them, get() returns them where the variable is unset, and
+    the client's module holds no copy of them (issue 62, item 3).'''
+    import pathlib
+    from mdxbench import settings
+    from mdxbench.post.store import esclient
+    for name, want in (('MDXBENCH_ES_URL', 'http://127.0.0.1:9200'),
+                       ('MDXBENCH_ES_INDEX_PREFIX', 'mdxbench-perf'),
+                       ('MDXBENCH_ES_SHARDS', '1'), ('MDXBENCH_ES_REPLICAS', '0-1'),
+                       ('MDXBENCH_ES_PAGE', '10000')):
+        assert settings.value(name) == want
+        assert settings.BY_NAME[name].default == f'`{want}`'
+        assert settings.get(name, {}) == want and settings.get(name, {name: 'x'}) == 'x'
+    assert esclient.url_of({}) == 'http://127.0.0.1:9200'
+    assert esclient.page_size({}) == 10000
+    text = pathlib.Path(esclient.__file__).read_text()
+    for literal in ("'http://127.0.0.1:9200'", "'mdxbench-perf'", "'0-1'", "10000)"):
+        assert literal not in text, literal
