@@ -540,7 +540,7 @@ def scan(source, nproc=None, chunk_rows=CHUNK_ROWS, context=3, where=None, **kw)
         return read_changed(paths, found, pool, nproc, context)
 
 
-def _by_group(locs):
+def by_row_group(locs):
     '''(:func:`group_key`, the rows) of the sorted places ``locs``, a row group at a time.'''
     groups = group_key(locs)
     cuts = np.flatnonzero(np.diff(groups)) + 1
@@ -563,7 +563,7 @@ def read_changed(paths, found, pool, nproc, context):
     every = np.unique(np.concatenate(list(series.values())).astype(np.uint64))
     with_meta = np.unique(np.concatenate(near).astype(np.uint64))
     want = []
-    for key, rows in _by_group(every):
+    for key, rows in by_row_group(every):
         lo, hi = np.searchsorted(with_meta, [key << np.uint64(ROW_BITS),
                                              (key + np.uint64(1)) << np.uint64(ROW_BITS)])
         want.append((file_and_group(key), (rows, row_of(with_meta[lo:hi]))))

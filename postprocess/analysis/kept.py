@@ -212,7 +212,7 @@ class Kept:
             locs.append(d.filter(pl.col('_sid').is_in(kt['_sid'].to_list()))['_loc'].to_numpy())
         locs = np.unique(np.concatenate(locs)) if locs else np.zeros(0, dtype=np.uint64)
         out = []
-        for key, rows in chunked._by_group(locs):
+        for key, rows in chunked.by_row_group(locs):
             fi, g = chunked.file_and_group(key)
             path = numbers[fi]
             with pq.ParquetFile(path) as f:

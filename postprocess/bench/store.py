@@ -241,7 +241,7 @@ if {mode!r} == 'rows':
                      'result': d.get('perf_result'), 'jobid': d['jobid'],
                      'nodes': records._nodes(d.get('nodelist'), meta),
                      'tags': ','.join(j.loads(meta.get('tags') or '[]')),
-                     'params': records._params(meta), 'meta': j.dumps(meta, sort_keys=True)}})
+                     'params': records.canonical_params(meta), 'meta': j.dumps(meta, sort_keys=True)}})
     df = records.frame(rows)
     out = {{'records': df.height}}
 else:

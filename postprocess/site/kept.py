@@ -127,11 +127,11 @@ def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunk
             rows.append([row, key, ident, was[2], None])
             continue
         latest = row['n'] > row['_n0']
-        extras = json.dumps(trends._extras(
+        extras = json.dumps(trends.chart_extras(
             key, row, cps_of.get(tuple(key[k] for k in changes.SERIES), []),
-            trends._series_events(evs, key, row['first'], row['last'], True),
+            trends.series_events(evs, key, row['first'], row['last'], True),
             f'latest-{trends.bucket(ident)}.js' if latest else None), default=str)
-        known = trends._digest(trends._known(row['_n0'], row['_h'], row['_t']) + extras)
+        known = trends.text_digest(trends.known_key(row['_n0'], row['_h'], row['_t']) + extras)
         text = None
         if before.get(ident) != known or not here:
             pts = _old_points(folder, ident) if here and was and \
@@ -145,7 +145,7 @@ def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunk
     if need:        # runs before the cut that the kept files do not hold: from the chunk
         d = chunked.read_chunk(files, cols).filter(
             pl.col('_sid').is_in(list(need)) & (pl.col('time') < cut))
-        pts = trends._points(d.sort(['_sid', 'time', 'value']))
+        pts = trends.points_json(d.sort(['_sid', 'time', 'value']))
         for sid, at in need.items():
             ident, _, extras = rows[at][4]
             rows[at][4] = (ident, pts.get(sid, 'null'), extras)
@@ -155,7 +155,7 @@ def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunk
         recent_files = [f for f in files if f.name.split('-')[0] in recent_ids]
         d = chunked.read_chunk(recent_files, cols).filter(pl.col('time') >= cut) \
             .sort(['_sid', 'time', 'value'])
-    recent = trends._points(d)
+    recent = trends.points_json(d)
 
     def items():
         for row, key, ident, known, text in rows:
@@ -207,7 +207,7 @@ def write_trends(path, keep, change_points, events=(), sensitivity=None, nproc=N
     parts = copy.parts()
     chunks = copy.manifest.get('chunks') or 1
     latest = copy.latest()
-    cut = trends._month(latest) if latest is not None else None
+    cut = trends.month_of(latest) if latest is not None else None
     # the history's files with runs from the cut on (by their statistics; unknown: read)
     recent_ids = {f['id'] for f in copy.manifest.get('files', {}).values()
                   if cut is None or not f.get('latest')

@@ -428,8 +428,8 @@ def series_charts(site, inc, events, change_points=None, full_keys=None, latest_
             cps.append({'run': s['run'], 'verdict': explain.verdict(key['better'], s['effect']),
                         'effect': s['effect']})
         drawn = dict(extras, latest=None, events=[
-            {'t': trends._epoch(e['_time']), 'name': e['name']}
-            for e in trends._series_events(events, key, None, None, False)],
+            {'t': trends.epoch_seconds(e['_time']), 'name': e['name']}
+            for e in trends.series_events(events, key, None, None, False)],
             cps=[{'run': c['run'], 'verdict': c['verdict'], 'effect': c['effect'],
                   'explanation': c.get('explanation')} for c in sorted(cps, key=lambda c: c['run'])])
         out.append(f'<div class="chart" id="chart-{ident}"></div><script>mdxbenchChart('

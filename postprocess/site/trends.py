@@ -48,12 +48,12 @@ def _title(key):
             f"[{key['environ']}]")
 
 
-def _epoch(t):
+def epoch_seconds(t):
     return t.timestamp() if hasattr(t, 'timestamp') else \
         dt.datetime.fromisoformat(t).timestamp()
 
 
-def _extras(key, ref, cps, events, latest):
+def chart_extras(key, ref, cps, events, latest):
     '''What a series' chart draws besides its points: title, unit, the reference and its
     band, the events (time in seconds since the epoch, name), the change points (run,
     verdict, effect, explanation); ``latest``: the file of its latest month's runs, or
@@ -64,12 +64,12 @@ def _extras(key, ref, cps, events, latest):
                 'lo': ref['ref'] * (1 + ref['lower']) if ref['lower'] is not None else None,
                 'hi': ref['ref'] * (1 + ref['upper']) if ref['upper'] is not None else None}
     return {'title': _title(key), 'unit': key['unit'], 'ref': band, 'latest': latest,
-            'events': [{'t': _epoch(e['_time']), 'name': e['name']} for e in events],
+            'events': [{'t': epoch_seconds(e['_time']), 'name': e['name']} for e in events],
             'cps': [{'run': c['run'], 'verdict': c['verdict'], 'effect': c['effect'],
                      'explanation': c.get('explanation')} for c in cps]}
 
 
-def _points(d):
+def points_json(d):
     '''{series number: its points as JSON text} of the records ``d`` (laid out by
     ``changes.series_index``, with ``_sid``): ``t`` seconds since the epoch, the first
     absolute and the others from the previous run; ``v`` the values; ``r`` a letter a run
@@ -86,7 +86,7 @@ def _points(d):
                                         .struct.json_encode())[:, 0]))
 
 
-def _series_events(evs, key, first, last, bounded):
+def series_events(evs, key, first, last, bounded):
     return [e for e in evs if e['system'] == key['system']
             and e.get('partition') in (None, key['partition'])
             and (not bounded or first <= e['_time'] <= last)]
@@ -101,7 +101,7 @@ def _narrow(df, have, keyed=True):
                       for c in COLUMNS if keyed or c not in changes.SERIES] + ['_sid'])
 
 
-def _known(n, h, t):
+def known_key(n, h, t):
     return f'{n} {h} {t}'
 
 
@@ -156,19 +156,19 @@ def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: T
             key = {k: row[k] for k in changes.SERIES}
             ident = series_id(key)
             latest = cut is not None and row['n'] > row['_n0']
-            extras = json.dumps(_extras(
+            extras = json.dumps(chart_extras(
                 key, row, cps_of(tuple(key[k] for k in changes.SERIES)),
-                _series_events(evs, key, row['first'], row['last'], bounded),
+                series_events(evs, key, row['first'], row['last'], bounded),
                 f'latest-{bucket(ident)}.js' if latest else None), default=str)
-            known = _digest(_known(row['_n0'], row['_h'], row['_t']) + extras)
+            known = text_digest(known_key(row['_n0'], row['_h'], row['_t']) + extras)
             rows.append((row, key, ident, extras, known, build(ident, known), latest))
         # the points of the series built and of the latest month, in time order, those at
         # the same time in value order (a change point's run counts them so)
         order = ['_sid', 'time', 'value']
         want = [row['_sid'] for row, *_, made, _ in rows if made]
-        earlier = _points(d.filter(early & pl.col('_sid').is_in(want)).sort(order)) \
+        earlier = points_json(d.filter(early & pl.col('_sid').is_in(want)).sort(order)) \
             if want else {}
-        recent = _points(d.filter(~early).sort(order)) if cut is not None else {}
+        recent = points_json(d.filter(~early).sort(order)) if cut is not None else {}
         for row, key, ident, extras, known, made, _ in rows:
             text = (f'mdxbenchChart({json.dumps(ident)}, {earlier.get(row["_sid"], "null")}, '
                     f'{extras});\n') if made else None
@@ -312,7 +312,7 @@ def _replace(path, text):
     tmp.replace(path)
 
 
-def _digest(text):
+def text_digest(text):
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
@@ -321,7 +321,7 @@ def _digest(text):
 DIGESTS = '.digests.json'
 
 
-_month = chunked.month_of
+month_of = chunked.month_of            #: (the month a time falls in)
 
 
 def by_series(cps):
@@ -436,7 +436,7 @@ def write(df, path, events=(), sensitivity=None, change_points=None):
     mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
     before, present = previous(folder)
     cut = df.select(pl.col('time').filter(pl.col('value').is_not_null()).max()).item()
-    cut = _month(cut) if cut is not None else None
+    cut = month_of(cut) if cut is not None else None
 
     def build(ident, known):
         # a series' file is built unless it is known unchanged and it is there

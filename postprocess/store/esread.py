@@ -94,7 +94,7 @@ def to_table(df):
     tags = _decode(df['meta'].struct.field('tags'),
                    lambda v: ','.join(json.loads(v) if v.startswith('[') else [v]))
     params = _decode(df['meta'].struct.field('params'),
-                     lambda v: records._params({'params': v}), default='{}')
+                     lambda v: records.canonical_params({'params': v}), default='{}')
     host = meta.struct.field('job_host')
     nodes = pl.col('nodelist').list.join(',').fill_null('')
     out = df.with_columns(

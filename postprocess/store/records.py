@@ -39,7 +39,7 @@ def _row(r):
             'ref': r['perf_ref'], 'lower': r['perf_lower_thres'],
             'upper': r['perf_upper_thres'], 'result': r['perf_result'], 'jobid': r['jobid'],
             'nodes': _nodes(r['nodelist'], r['meta']), 'tags': ','.join(r['meta'].get('tags') or []),
-            'params': _params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
+            'params': canonical_params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
 
 
 def series_name(display_name):
@@ -56,7 +56,7 @@ def _nodes(nodelist, meta):
     return nodes or (host if host and host != 'unknown' else '')
 
 
-def _params(meta):
+def canonical_params(meta):
     '''The check's parameters as the perflog records them (``meta.params``), as canonical
     JSON with string values; ``{}`` for lines written before that field existed.'''
     params = meta.get('params') or {}

@@ -180,3 +180,71 @@ def test_a_loop_hidden_in_a_function_body_is_caught(tmp_path):
     (tmp_path / 'store' / 'history.py').write_text('from mdxbench.post.store import records\n')
     (tmp_path / 'store' / 'events.py').write_text('from mdxbench.post.store import records\n')
     assert cycles(module_imports(tmp_path)) == [['store.history', 'store.records']]
+
+
+# --- private names stay in their module ---------------------------------------------------
+PACKAGES = {'mdxbench': POST.parent / 'reframe' / 'mdxbench', 'mdxbench.post': POST}
+
+
+def module_name(path, packages=PACKAGES):
+    '''The dotted name of a module file of the packages.'''
+    for name, base in sorted(packages.items(), key=lambda kv: -len(str(kv[1]))):
+        try:
+            rel = path.relative_to(base)
+        except ValueError:
+            continue
+        parts = list(rel.with_suffix('').parts)
+        return '.'.join([name] + (parts[:-1] if parts[-1] == '__init__' else parts))
+    raise ValueError(path)
+
+
+def private_crossings(packages=PACKAGES):
+    '''"FILE:LINE: NAME" for each name with one leading underscore that a module takes from
+    another of ours: ``from m import _x`` or ``m._x`` with ``m`` an imported module of ours.'''
+    out = []
+    for base in packages.values():
+        for f in sorted(base.rglob('*.py')):
+            me = module_name(f, packages)
+            tree = ast.parse(f.read_text())
+            modules = {}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    mod = node.module or ''
+                    if node.level:
+                        up = me.split('.')[:-node.level] if not f.name == '__init__.py' \
+                            else me.split('.')[:len(me.split('.')) - node.level + 1]
+                        mod = '.'.join(up + ([node.module] if node.module else []))
+                    for a in node.names:
+                        if mod.startswith('mdxbench') and mod != me and \
+                                a.name.startswith('_') and not a.name.startswith('__'):
+                            out.append(f'{f}:{node.lineno}: {mod}.{a.name}')
+                        modules[a.asname or a.name] = f'{mod}.{a.name}'
+                elif isinstance(node, ast.Import):
+                    for a in node.names:
+                        modules[a.asname or a.name.split('.')[0]] = a.name
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                        node.attr.startswith('_') and not node.attr.startswith('__'):
+                    target = modules.get(node.value.id, '')
+                    if target.startswith('mdxbench') and target != me:
+                        out.append(f'{f}:{node.lineno}: {target}.{node.attr}')
+    return out
+
+
+def test_no_private_name_is_used_outside_its_module():
+    assert private_crossings() == []
+
+
+def test_a_private_name_taken_from_another_module_is_caught(tmp_path):
+    '''A copy of store/ in which esread takes records' canonical_params by a private name,
+    both ways (an attribute of the module and an import of the name).'''
+    import shutil
+    post = tmp_path / 'postprocess'
+    shutil.copytree(POST / 'store', post / 'store',
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    (post / '__init__.py').write_text('')
+    f = post / 'store' / 'esread.py'
+    f.write_text(f.read_text().replace('records.canonical_params', 'records._params')
+                 + '\nfrom mdxbench.post.store.records import _params  # noqa\n')
+    found = private_crossings({'mdxbench.post': post})
+    assert [x.split(': ', 1)[1] for x in found] == ['mdxbench.post.store.records._params'] * 2
