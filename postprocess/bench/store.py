@@ -239,7 +239,7 @@ if {mode!r} == 'rows':
                      'better': d.get('perf_better'), 'ref': d.get('perf_ref'),
                      'lower': d.get('perf_lower_thres'), 'upper': d.get('perf_upper_thres'),
                      'result': d.get('perf_result'), 'jobid': d['jobid'],
-                     'nodes': records._nodes(d.get('nodelist'), meta),
+                     'nodes': records.node_names(d.get('nodelist'), meta),
                      'tags': ','.join(j.loads(meta.get('tags') or '[]')),
                      'params': records.canonical_params(meta), 'meta': j.dumps(meta, sort_keys=True)}})
     df = records.frame(rows)

@@ -38,7 +38,7 @@ def _row(r):
             'value': r['perf_value'], 'unit': r['perf_unit'], 'better': r['perf_better'],
             'ref': r['perf_ref'], 'lower': r['perf_lower_thres'],
             'upper': r['perf_upper_thres'], 'result': r['perf_result'], 'jobid': r['jobid'],
-            'nodes': _nodes(r['nodelist'], r['meta']), 'tags': ','.join(r['meta'].get('tags') or []),
+            'nodes': node_names(r['nodelist'], r['meta']), 'tags': ','.join(r['meta'].get('tags') or []),
             'params': canonical_params(r['meta']), 'meta': json.dumps(r['meta'], sort_keys=True)}
 
 
@@ -48,7 +48,7 @@ def series_name(display_name):
     return re.sub(r' %\.repeat_no=\d+', '', display_name)
 
 
-def _nodes(nodelist, meta):
+def node_names(nodelist, meta):
     '''The job's nodes as the scheduler reported them, else the host its script ran on
     (``meta.job_host``: ReFrame's squeue backend may miss the nodes of a short job).'''
     nodes = ','.join(nodelist or [])
