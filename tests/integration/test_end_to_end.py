@@ -184,7 +184,11 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
                     and not os.path.exists('/dev/nvidia0'), (tc['name'], reason)
                 prove_skip(name, "local's site file declares no GPU device, and this machine "
                                  'has no nvidia-smi or /dev/nvidia0')
-            if 'short sweep' in reason:
+            if 'short sweep' in reason and name == 'IorS3':
+                # IOR over S3: the processes local's object target names (ior_ranks)
+                ranks = int(re.search(r'%ranks=(\d+)', tc['display_name']).group(1))
+                assert ranks not in LOCAL_SWEEP['ior_ranks'], (tc['name'], reason)
+            elif 'short sweep' in reason:
                 conc = int(re.search(r'%concurrency=(\d+)', tc['display_name']).group(1))
                 op = re.search(r'%op=(\w+)', tc['display_name']).group(1)
                 assert conc not in LOCAL_SWEEP['concurrency'][op], (tc['name'], reason)
@@ -213,6 +217,16 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
                         if re.search(r'/warp (get|put) ', ln))
             assert f' {op} ' in line and f' --concurrent={conc} ' in line + ' ', line
         assert len(passed['WarpMultiClient']) == 2          # GET and PUT from one client
+    # IOR over S3 (Spack's ior +s3, IorS3) against the same MinIO: each process count of
+    # the sweep, its keys in the IOR script, not on the command line
+    if installed(classes['WarpObjectStorage']) and SPACK_VIEW.is_dir():
+        done = {tc['display_name'] for tc in passed.get('IorS3', [])}
+        assert done == {f'IorS3 %target=minio %ranks={r}' for r in LOCAL_SWEEP['ior_ranks']}, done
+        for tc in passed['IorS3']:
+            script = _job_script(tc)
+            line = next(ln for ln in script.splitlines() if '/ior ' in ln)
+            assert ' -s 1 ' in line and '-f "$iorkeys/s3.ior"' in line, line
+            assert '--S3-libs3.secret-key=$WARP_SECRET_KEY' in script, script
     # ci/install.sh installs these tools (netperf and MKL from Debian non-free)
     # and the FFT kernel builds against libfftw3-mpi-dev and runs on one node
     # and PDS with its TPC-H generator (tpchgen-cli and the libraries: extra datascience)
