@@ -143,9 +143,9 @@ def test_site_serve_serves_the_published_site_and_refuses_a_directory_without_on
         assert line.startswith(f"mdxbench site: serving {tmp_path / 'state' / 'cycle'} at "
                                'http://127.0.0.1:'), line
         base = line.split(' at ')[1].split()[0]
-        with urllib.request.urlopen(base + 'index.html', timeout=10) as r:
+        with urllib.request.urlopen(base + 'index.html', timeout=HANG_S) as r:
             assert 'local/site/index.html' in r.read().decode()
-        with urllib.request.urlopen(base + 'local/site/index.html', timeout=10) as r:
+        with urllib.request.urlopen(base + 'local/site/index.html', timeout=HANG_S) as r:
             assert 'Latest runs against their references' in r.read().decode()
     finally:
         srv.terminate()
