@@ -8,8 +8,8 @@
 # priority; beside them at nice 19 the other integration modules (they wait on Slurm,
 # Elasticsearch, Chromium, or judge no figure a busy machine moves): those that use this
 # machine's Slurm, Elasticsearch or MinIO in one session (one module at a time with the
-# quiet session's: conftest.SERVICES_LOCK) and then the unit tests on two pytest-xdist
-# workers, the others in another. The fleet's acceptance, whose MPI runs nothing may share
+# quiet session's: conftest.SERVICES_LOCK), the others and then the unit tests on two
+# pytest-xdist workers in another. The fleet's acceptance, whose MPI runs nothing may share
 # the cores with, waits for both to end (conftest.ALONE) and runs last but the account of
 # the checks. The output of the sessions beside goes to logs, printed at the end.
 # MinIO's and warp's Go builds (about 7 CPU-minutes from empty Go caches) start with the
@@ -32,14 +32,10 @@ rc=0
 # status is written to when it ends: the modules that need the machine to themselves
 # (conftest.ALONE) wait for all of them (MDXBENCH_TESTS_BESIDE_DONE, colon-separated).
 #   services: the modules that use this machine's Slurm, Elasticsearch or MinIO (one at a
-#             time with the quiet session's, conftest.SERVICES_LOCK), then the unit tests
-#             on two workers; /tmp's pytest directory, which test_site opens to an
-#             unprivileged user
-#   other:    the modules that use none of them (Spack's, the builds', the reports', the
-#             Elasticsearch cluster's); a temporary directory of its own
-# The unit tests go where the integration modules end first (a fresh clone here, 2026-12-01:
-# services 38.6 min, other 46.0; the unit tests 6.8): the fleet's acceptance waits for the
-# later of the two.
+#             time with the quiet session's, conftest.SERVICES_LOCK); /tmp's pytest
+#             directory, which test_site opens to an unprivileged user
+#   other:    the modules that use none of them (Spack's, the builds', the reports'), then
+#             the unit tests on two workers; a temporary directory of its own
 names=(services other)
 export MDXBENCH_TESTS_BESIDE_DONE=
 for name in "${names[@]}"; do
@@ -55,11 +51,11 @@ beside() {      # NAME: one session beside, in the background
         src=0
         if [[ $name == services ]]; then
             python -m pytest -ra --durations=30 -m 'not quiet and services' tests/integration || src=$?
-            python -m pytest -ra --durations=15 -n 2 tests/unit || src=$((src ? src : $?))
         else
             export TMPDIR
             TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/mdxbench-$name.XXXXXX")
             python -m pytest -ra --durations=30 -m 'not quiet and not services' tests/integration || src=$?
+            python -m pytest -ra --durations=15 -n 2 tests/unit || src=$((src ? src : $?))
         fi
         echo "$src" >"$done"
         exit "$src"

@@ -34,7 +34,7 @@ def _module(item):
 #: which needs the three whose sessions account for the checks in its own run). ci/test.sh
 #: runs them (``-m quiet``) one after another at normal priority, in this order, while every
 #: other module runs beside them at nice 19, in two sessions (``-m 'not quiet and
-#: services'`` then the unit tests; ``-m 'not quiet and not services'``): those wait on
+#: services'``; ``-m 'not quiet and not services'``, then the unit tests): those wait on
 #: Slurm, Elasticsearch and Chromium, or judge no figure a busy machine moves.
 QUIET = ('test_incident_split', 'test_end_to_end', 'test_main_site', 'test_cluster',
          'test_fleet_acceptance', 'test_zz_every_check')
@@ -62,24 +62,11 @@ def _alone(request):
           'beside to end (it measures with the machine to itself)')
 
 
-#: the tests that need ci/install.sh's GPU build, which goes on in the background at nice 19
-#: (``MDXBENCH_GPU_BUILD``; about 20 minutes from the install's end here): the last of their
-#: session, in this order (the bundle packs what the build made), so that the session's
-#: other modules -- the Elasticsearch cluster's among them -- fill the build's time instead
-#: of a wait for it
-AFTER_GPU_BUILD = ('test_the_gpu_benchmarks_build_for_the_architecture_their_environment_names',
-                   'test_the_bundle_fits_and_vets_a_node_offline')
-
-
 def _order(item):
     mod = _module(item)
-    if mod in EARLY and item.originalname not in AFTER_GPU_BUILD:
+    if mod in EARLY:
         return EARLY.index(mod)
-    if mod in QUIET:
-        return len(EARLY) + 1 + QUIET.index(mod)
-    if item.originalname in AFTER_GPU_BUILD:
-        return len(EARLY) + (1 + AFTER_GPU_BUILD.index(item.originalname)) / 4
-    return len(EARLY)
+    return len(EARLY) + 1 + QUIET.index(mod) if mod in QUIET else len(EARLY)
 
 
 @pytest.hookimpl(tryfirst=True)     # before ``-m`` selects by the markers set here
