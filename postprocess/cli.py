@@ -124,7 +124,7 @@ def describe(err):
     is a usage error (:data:`~mdxbench.post.exits.USAGE`), an unreachable Elasticsearch
     :data:`~mdxbench.post.exits.PENDING`, anything else a fault of mdxbench
     (:data:`~mdxbench.post.exits.INTERNAL`).'''
-    from elasticsearch import ApiError
+    from elasticsearch import ApiError, ConnectionError, ConnectionTimeout
 
     from mdxbench.references import ReferenceError
     from mdxbench.sitecfg import SiteConfigError
@@ -133,6 +133,12 @@ def describe(err):
         return exits.USAGE, f'configuration: {err}'
     if isinstance(err, history.Unreachable):
         return exits.PENDING, str(err)
+    if isinstance(err, (ConnectionError, ConnectionTimeout)):
+        # Elasticsearch stopped answering in the middle of a command (a node lost, a
+        # cluster too busy to answer in time): not now, not a fault -- the next run takes up
+        # what this one could not (the perflogs keep every record)
+        return exits.PENDING, (f'Elasticsearch did not answer: {type(err).__name__}: '
+                               f'{" ".join(str(err).split())[:200]}; run again')
     if isinstance(err, TlsVerificationError):
         return exits.USAGE, f'{err}; nothing was sent, the perflogs keep every record'
     if isinstance(err, ApiError):

@@ -189,6 +189,26 @@ def test_a_fault_of_mdxbench_is_one_line_and_debug_shows_the_traceback(capsys, s
         cli.main(['summary', '-v', '--no-es', str(PERFLOG)])
 
 
+@pytest.mark.parametrize('kind', ['ConnectionTimeout', 'ConnectionError'])
+def test_elasticsearch_that_stops_answering_mid_command_is_pending_not_a_fault(
+        capsys, state, monkeypatch, kind):
+    '''A connection timeout or error that reaches the command (a cluster node lost, a
+    cluster too busy to answer in time: seen in CI's cluster test, 2026-12-01, as "internal
+    error: ConnectionTimeout") is PENDING (75), said in one line: not now, and not a fault
+    of mdxbench -- the next run takes it up.'''
+    import elasticsearch
+    from mdxbench.post.commands import summary
+
+    def lost(args):
+        raise getattr(elasticsearch, kind)('Connection timed out')
+
+    monkeypatch.setattr(summary, 'run', lost)
+    code, line = refused(capsys, 'summary', '--no-es', str(PERFLOG))
+    assert code == exits.PENDING == 75, line
+    assert line.startswith(f'mdxbench summary: Elasticsearch did not answer: {kind}: '
+                           'Connection ') and line.endswith('; run again'), line
+
+
 def test_the_installed_command_prints_no_traceback(tmp_path):
     '''The console script itself, in a fresh process, on one bad value of each kind.'''
     env = dict(os.environ, MDXBENCH_STATE_DIR=str(tmp_path))
