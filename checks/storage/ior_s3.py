@@ -43,8 +43,8 @@ class IorS3(ObjectTargetTest):
         sweep = self.object_target.get('sweep') or {}
         ranks = sweep.get('ior_ranks')
         self.skip_if(ranks is not None and self.ranks not in ranks,
-                     f'{self.ranks} IOR processes are not in the short sweep of object target '
-                     f'{self.target} ({ranks}, site config)')
+                     f'IOR with {self.ranks} processes is not in the short sweep of object '
+                     f'target {self.target} ({ranks}, site config)')
         cores = partition_facts(self.current_partition)['cores']
         where = f'{self.current_system.name}:{self.current_partition.name}'
         self.skip_if(self.ranks > cores, f'{self.ranks} IOR processes: {where} has {cores} cores')
