@@ -224,8 +224,9 @@ def test_every_check_runs_or_is_skipped_with_its_reason(suite_run):
         assert done == {f'IorS3 %target=minio %ranks={r}' for r in LOCAL_SWEEP['ior_ranks']}, done
         for tc in passed['IorS3']:
             script = _job_script(tc)
-            line = next(ln for ln in script.splitlines() if '/ior ' in ln)
+            line = next(ln for ln in script.splitlines() if '/ior -w ' in ln)
             assert ' -s 1 ' in line and '-f "$iorkeys/s3.ior"' in line, line
+            assert 'secret' not in line and 'access-key' not in line, line
             assert '--S3-libs3.secret-key=$WARP_SECRET_KEY' in script, script
     # ci/install.sh installs these tools (netperf and MKL from Debian non-free)
     # and the FFT kernel builds against libfftw3-mpi-dev and runs on one node
