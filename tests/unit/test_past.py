@@ -361,8 +361,13 @@ def test_the_bound_spares_exactly_the_series_its_rule_spares_computed_cut_by_cut
     series spared or not as the rule gives it computed by hand from the whole series --
     neither more (a bound too loose would miss a change) nor fewer (one too tight reads
     the past for nothing). Both answers occur.'''
-    rng = np.random.default_rng(seed)
-    parts = _series(rng, 300)
+    by_hand = _spared_as_by_hand(_series(np.random.default_rng(seed), 300))
+    assert 50 < by_hand.sum() < 280, by_hand.sum()
+
+
+def _spared_as_by_hand(parts):
+    '''quiet()'s answer for the series ``parts`` ((past, recent) each), asserted to be
+    the rule's computed cut by cut for each; returns the latter.'''
     recent = np.concatenate([b for _, b in parts] + [np.zeros(0)])
     r_n = np.array([len(b) for _, b in parts], dtype=np.int64)
     spared = past.quiet(_frame(parts), recent, np.cumsum(r_n) - r_n, r_n, incremental.KAPPA,
@@ -370,7 +375,7 @@ def test_the_bound_spares_exactly_the_series_its_rule_spares_computed_cut_by_cut
     by_hand = np.array([_spared_by_hand(np.concatenate([a, b]), len(b), incremental.KAPPA, 6.0)
                         for a, b in parts])
     assert list(np.flatnonzero(spared != by_hand)) == []
-    assert 50 < by_hand.sum() < 280, by_hand.sum()
+    return by_hand
 
 
 def _near_the_limit():
@@ -400,12 +405,5 @@ def test_near_its_limit_the_bound_spares_exactly_the_series_its_rule_spares():
     cell the recent runs' shift falls in (and which of its ends bounds), the cut the bound
     starts at, the pasts just deep enough to have one and those too short, the noise of
     all runs -- each decides some of them.'''
-    parts = _near_the_limit()
-    recent = np.concatenate([b for _, b in parts])
-    r_n = np.array([len(b) for _, b in parts], dtype=np.int64)
-    spared = past.quiet(_frame(parts), recent, np.cumsum(r_n) - r_n, r_n, incremental.KAPPA,
-                        6.0)
-    by_hand = np.array([_spared_by_hand(np.concatenate([a, b]), len(b), incremental.KAPPA, 6.0)
-                        for a, b in parts])
-    assert list(np.flatnonzero(spared != by_hand)) == []
+    by_hand = _spared_as_by_hand(_near_the_limit())
     assert 0.2 < by_hand.mean() < 0.8, by_hand.mean()

@@ -132,6 +132,18 @@ static void counted_transform(fftw_plan rows_before, fftw_plan transpose, fftw_p
     MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 }
 
+/* The end of a run: its plans and arrays freed, FFTW MPI and MPI finalized; 0. */
+static int finish(fftw_plan *plans, int count, fftw_complex *a, fftw_complex *ref)
+{
+    for (int i = 0; i < count; i++)
+        fftw_destroy_plan(plans[i]);
+    fftw_free(a);
+    fftw_free(ref);
+    fftw_mpi_cleanup();
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -244,15 +256,8 @@ int main(int argc, char **argv)
         }
         if (rank == 0)
             printf("fftw-mpi-bench plan n=%td ranks=%d wisdom=%s\n", n, nranks, wisdom);
-        fftw_destroy_plan(rows_before);
-        fftw_destroy_plan(rows_after);
-        fftw_destroy_plan(transpose);
-        fftw_destroy_plan(whole);
-        fftw_free(a);
-        fftw_free(ref);
-        fftw_mpi_cleanup();
-        MPI_Finalize();
-        return 0;
+        fftw_plan plans[] = {rows_before, rows_after, transpose, whole};
+        return finish(plans, 4, a, ref);
     }
 
     /* Correctness, once: the three phases against FFTW's own distributed 2-D FFT (in the
@@ -318,16 +323,9 @@ int main(int argc, char **argv)
                median(tcomm, reps), mt, flops / mt / 1e9);
     }
 
-    fftw_destroy_plan(rows_before);
-    fftw_destroy_plan(rows_after);
-    fftw_destroy_plan(transpose);
-    fftw_destroy_plan(whole);
-    fftw_free(a);
-    fftw_free(ref);
     free(tcomp);
     free(tcomm);
     free(ttot);
-    fftw_mpi_cleanup();
-    MPI_Finalize();
-    return 0;
+    fftw_plan plans[] = {rows_before, rows_after, transpose, whole};
+    return finish(plans, 4, a, ref);
 }
