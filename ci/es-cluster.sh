@@ -93,11 +93,12 @@ node_security() {
     fi
     mkdir -p "$dir/config/certs"
     cp -r "$CBASE/certs/ca" "$CBASE/certs/node" "$dir/config/certs/"
-    if [[ ! -s $dir/config/users ]]; then      # the first start (a restart keeps it)
-        envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$dir/config")
-        "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$MDXBENCH_ES_ADMIN_USER" \
-            -r superuser -p "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" >/dev/null
-    fi
+    # the user with the password given now, at every start: a cluster started before with
+    # another password file (a test run earlier in this checkout) would refuse it
+    envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$dir/config")
+    "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" userdel "$MDXBENCH_ES_ADMIN_USER" >/dev/null 2>&1 || true
+    "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$MDXBENCH_ES_ADMIN_USER" \
+        -r superuser -p "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" >/dev/null
     security_yml 1 >>"$dir/config/elasticsearch.yml"
 }
 
