@@ -47,8 +47,7 @@ def test_a_new_subpackage_is_caught_by_both(tmp_path):
     '''A copy of the tree with one more subpackage (postprocess/extra/__init__.py): the
     package list and the table both lack it, and the tests above say so.'''
     import shutil
-    for name in ('pyproject.toml',):
-        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / 'pyproject.toml', tmp_path / 'pyproject.toml')
     shutil.copytree(ROOT / 'postprocess', tmp_path / 'postprocess',
                     ignore=shutil.ignore_patterns('__pycache__'))
     shutil.copytree(ROOT / 'reframe' / 'mdxbench', tmp_path / 'reframe' / 'mdxbench',
