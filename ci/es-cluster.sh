@@ -93,12 +93,17 @@ node_security() {
     fi
     mkdir -p "$dir/config/certs"
     cp -r "$CBASE/certs/ca" "$CBASE/certs/node" "$dir/config/certs/"
-    # the user with the password given now, at every start: a cluster started before with
-    # another password file (a test run earlier in this checkout) would refuse it
-    envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$dir/config")
-    "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" userdel "$MDXBENCH_ES_ADMIN_USER" >/dev/null 2>&1 || true
-    "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$MDXBENCH_ES_ADMIN_USER" \
-        -r superuser -p "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" >/dev/null
+    # the user with the password given now, when one is given: a cluster started before
+    # with another password file (a test run earlier in this checkout) would refuse it. A
+    # restart without one (`restart NAME`) keeps the node's user as it was.
+    if [[ -n ${MDXBENCH_ES_ADMIN_PASSWORD_FILE:-} ]]; then
+        envs=(env -i PATH=/usr/bin:/bin ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$dir/config")
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" userdel "${MDXBENCH_ES_ADMIN_USER:?MDXBENCH_ES_ADMIN_PASSWORD_FILE given without MDXBENCH_ES_ADMIN_USER}" >/dev/null 2>&1 || true
+        "${envs[@]}" "$ES_HOME/bin/elasticsearch-users" useradd "$MDXBENCH_ES_ADMIN_USER" \
+            -r superuser -p "$(cat "$MDXBENCH_ES_ADMIN_PASSWORD_FILE")" >/dev/null
+    elif [[ ! -s $dir/config/users ]]; then
+        die "es-cluster: $(basename "$dir") has no admin user yet: MDXBENCH_ES_SECURITY=1 needs MDXBENCH_ES_ADMIN_USER and MDXBENCH_ES_ADMIN_PASSWORD_FILE"
+    fi
     security_yml 1 >>"$dir/config/elasticsearch.yml"
 }
 
