@@ -12,6 +12,9 @@
 #     libnvidia-ml.so.1) -- what the toolkit's own stubs are: a binary links against them
 #     and loads the driver's at run time;
 #   - libcudart.so (the unversioned name a link line asks for) -> libcudart.so.13.
+#   - cuBLAS (gpu-burn's DGEMM) is a wheel of the same tree; NCCL (nccl-tests') one of its
+#     own, nvidia/nccl: its own external; each gets the unversioned name a link line asks
+#     for (libcublas.so, libnccl.so).
 # cuobjdump (13.2.51, the oldest wheel of it) lists the architectures a binary holds.
 # Usage: ci/cuda.sh setup | prefix | scope     (scope: the Spack configuration scope)
 source "$(dirname "$0")/lib.sh"
@@ -19,9 +22,12 @@ source "$(dirname "$0")/lib.sh"
 CUDA_VERSION=13.0.88
 CUDA_WHEELS=(nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88
              nvidia-cuda-runtime==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvml-dev==13.0.87
-             nvidia-cuda-cuobjdump==13.2.51)
+             nvidia-cuda-cuobjdump==13.2.51 nvidia-cublas==13.0.2.14
+             nvidia-nccl-cu13==2.28.7)
+NCCL_VERSION=2.28.7
 CUDA_HOME=$MDXBENCH_STATE_DIR/cuda/$CUDA_VERSION
 PREFIX=$CUDA_HOME/nvidia/cu13
+NCCL_PREFIX=$CUDA_HOME/nvidia/nccl
 SCOPE=$MDXBENCH_STATE_DIR/cuda/spack-scope
 
 setup() {
@@ -39,6 +45,8 @@ setup() {
             || die "the CUDA wheels left no $PREFIX/bin/nvcc or include/cuda.h"
         ln -sfn lib "$PREFIX/lib64"
         ln -sf libcudart.so.13 "$PREFIX/lib/libcudart.so"
+        ln -sf libcublas.so.13 "$PREFIX/lib/libcublas.so"
+        ln -sf libnccl.so.2 "$NCCL_PREFIX/lib/libnccl.so"
         stub cuda.h cu libcuda
         stub nvml.h nvml libnvidia-ml
         echo "$want" >"$stamp"
@@ -62,15 +70,20 @@ stub() {
     log "CUDA: $lib stub with $(grep -c '^int ' "$src") functions in $PREFIX/lib/stubs/$lib.so"
 }
 
-# Spack's externals for the GPU builds: this CUDA, and Debian's Boost.Program_options
-# (libboost-program-options-dev, nvbandwidth's); a configuration scope of its own
+# Spack's externals for the GPU builds: this CUDA, its NCCL, Debian's Boost.Program_options
+# (libboost-program-options-dev, nvbandwidth's) and Debian's Open MPI (libopenmpi-dev,
+# nccl-tests' across nodes); a configuration scope of its own, over each environment's
+# site.yaml (`::`: the site's entries replaced, not added to)
 write_scope() {
-    local boost
+    local boost ompi
     boost=$(dpkg-query -W -f='${Version}' libboost-program-options-dev 2>/dev/null | sed -E 's/^([0-9]+\.[0-9]+)\..*/\1.0/') \
         || die "libboost-program-options-dev is not installed (ci/install.sh installs it)"
+    ompi=$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null | sed -E 's/^([0-9]+\.[0-9]+\.[0-9]+).*/\1/') \
+        || die "libopenmpi-dev is not installed (ci/install.sh installs it)"
     mkdir -p "$SCOPE"
     cat >"$SCOPE/packages.yaml" <<YAML
-# written by ci/cuda.sh: the compile-only CUDA of PyPI's wheels and Debian's Boost
+# written by ci/cuda.sh: the compile-only CUDA and NCCL of PyPI's wheels, Debian's Boost
+# and Open MPI
 packages:
   cuda::
     buildable: false
@@ -81,6 +94,16 @@ packages:
     buildable: false
     externals:
       - spec: boost@$boost +program_options
+        prefix: /usr
+  nccl::
+    buildable: false
+    externals:
+      - spec: nccl@$NCCL_VERSION
+        prefix: $NCCL_PREFIX
+  openmpi::
+    buildable: false
+    externals:
+      - spec: openmpi@$ompi schedulers=slurm fabrics=ofi
         prefix: /usr
 YAML
 }

@@ -27,9 +27,12 @@ scopes=(-C "$cuda_scope")
 out=$work/binaries.tsv.tmp
 : >"$out"
 # GPU roots: the packages of the `gpu` definition (spack/common/definitions.yaml)
-roots=(babelstream nvbandwidth cuda-samples-p2p)
-declare -A binary=([babelstream]=cuda-stream [nvbandwidth]=nvbandwidth
-                   [cuda-samples-p2p]=p2pBandwidthLatencyTest)
+roots=(babelstream nvbandwidth cuda-samples-p2p nccl-tests gpu-burn)
+# the file of each that holds its GPU code, in its prefix (gpu-burn's is the fatbin it loads)
+declare -A binary=([babelstream]=bin/cuda-stream [nvbandwidth]=bin/nvbandwidth
+                   [cuda-samples-p2p]=bin/p2pBandwidthLatencyTest
+                   [nccl-tests]=bin/all_reduce_perf
+                   [gpu-burn]=share/gpu-burn/compare.fatbin)
 envs=(mdx1 gpunode)
 sp() { local env=$1; shift; "$spack" "${scopes[@]}" -e "$work/spack/$env" "$@"; }
 # both concretized at once (one core each), then built one after the other
@@ -55,7 +58,7 @@ for env in "${envs[@]}"; do
     for r in "${roots[@]}"; do
         arch=$(sp "$env" find --format '{variants.cuda_arch}' "$r" | grep -oE '[0-9]+' | paste -sd, -)
         prefix=$(sp "$env" location -i "$r")
-        printf '%s\t%s\t%s\t%s\n' "$env" "$r" "$arch" "$prefix/bin/${binary[$r]}" >>"$out"
+        printf '%s\t%s\t%s\t%s\n' "$env" "$r" "$arch" "$prefix/${binary[$r]}" >>"$out"
     done
 done
 mv "$out" "$work/binaries.tsv"

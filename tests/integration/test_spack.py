@@ -233,7 +233,8 @@ def test_a_newcomer_without_spack_gets_the_pinned_one_and_an_altered_one_is_refu
 def test_the_gpu_benchmarks_build_for_the_architecture_their_environment_names(spack):
     '''Compiling needs no GPU (issue 56): ci/spack-gpu.sh builds the GPU roots of spack/mdx1
     (cuda_arch=80) and spack/gpunode (cuda_arch=90) with real Spack and PyPI's CUDA 13.0
-    (ci/cuda.sh); each binary holds its architecture's code and PTX, as cuobjdump lists them.'''
+    (ci/cuda.sh); each binary holds its architecture's code and PTX, as cuobjdump lists them
+    (gpu-burn's: the fatbin it loads). Issue 61: nccl-tests and gpu-burn among them.'''
     from mdxbench.parsers import cuobjdump
 
     t0 = time.monotonic()
@@ -255,7 +256,7 @@ def test_the_gpu_benchmarks_build_for_the_architecture_their_environment_names(s
              (state / 'spack' / 'gpu-build' / 'binaries.tsv').read_text().splitlines()]
     assert sorted((env, pkg, arch) for env, pkg, arch, _ in built) == sorted(
         (env, pkg, arch) for env, arch in (('mdx1', '80'), ('gpunode', '90'))
-        for pkg in ('babelstream', 'nvbandwidth', 'cuda-samples-p2p'))
+        for pkg in ('babelstream', 'nvbandwidth', 'cuda-samples-p2p', 'nccl-tests', 'gpu-burn'))
     # the environments concretized by real Spack, their roots what the checks need
     for env in GPU_BUILT:
         assert spackcheck.check_lock(state / 'spack' / 'gpu-build' / 'spack' / env

@@ -70,7 +70,8 @@ def test_the_papers_benchmarks_are_in_every_environment(index):
                  if not s.startswith('$') and not s.startswith('cuda_arch=')}
         if env.name in gpu_only:
             # one GPU node vetted on its own: the GPU benchmarks alone
-            assert names == {'babelstream', 'nvbandwidth', 'cuda-samples-p2p'}, names
+            assert names == {'babelstream', 'nvbandwidth', 'cuda-samples-p2p', 'nccl-tests',
+                             'gpu-burn'}, names
             continue
         for pkg in ('fio', 'iperf3', 'netperf', 'osu-micro-benchmarks', 'ior', 'stream',
                     'babelstream'):

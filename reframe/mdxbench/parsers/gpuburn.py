@@ -98,10 +98,12 @@ def parse(text):
     return out
 
 
-def faults(results):
-    '''Sentences naming each GPU gpu-burn found wrong: FAULTY (an error in any report), an
-    error count, or a process that died; empty where every GPU passed.'''
+def faults(results, bus_ids=None):
+    '''Sentences naming each GPU gpu-burn found wrong -- FAULTY (an error in any report), an
+    error count, or a process that died -- by its index and, where ``bus_ids`` (index
+    order) gives it, its bus id; empty where every GPU passed.'''
     out = []
+    bus_ids = list(bus_ids or [])
     for g in results['gpus']:
         why = []
         if g['verdict'] != 'OK':
@@ -111,5 +113,6 @@ def faults(results):
         if g['died']:
             why.append('its process died')
         if why:
-            out.append(f'GPU {g["index"]}: ' + ', '.join(why))
+            bus = f' ({bus_ids[g["index"]]})' if g['index'] < len(bus_ids) else ''
+            out.append(f'GPU {g["index"]}{bus}: ' + ', '.join(why))
     return out

@@ -17,7 +17,7 @@ QUERY = ('index', 'name', 'uuid', 'memory.total', 'driver_version', 'vbios_versi
 
 _INT = {'index', 'memory.total', 'pcie.link.gen.max', 'pcie.link.width.max',
         'pcie.link.gen.current', 'pcie.link.width.current', 'clocks.max.sm',
-        'clocks.max.memory'}
+        'clocks.max.memory', 'temperature.gpu', 'clocks.sm'}
 _FLOAT = {'power.limit'}
 _MISSING = {'[N/A]', '[Not Supported]', 'N/A', '[Unknown Error]'}
 
@@ -153,12 +153,15 @@ def parse_xml(text):
             'mig.mode.current': _text(g, 'mig_mode/current_mig'),
             'persistence_mode': _text(g, 'persistence_mode'),
             'compute_mode': _text(g, 'compute_mode'),
+            'temperature.gpu': _text(g, 'temperature/gpu_temp'),
+            'clocks.sm': _text(g, 'clocks/sm_clock'),
         }
         require(raw['name'] and raw['pci.bus_id'], f'{where}: no product_name or pci_bus_id')
         # (a link width "16x" reads as 16: _value takes a number and its unit)
         gpu = {f: (None if v is None else _value(f, v, where))
                for f, v in raw.items()}
         gpu['health'] = _health(g, where)
+        gpu['event_us'] = _event_counters(g, where)
         gpus.append(gpu)
     require(gpus, 'nvidia-smi -q -x lists no <gpu>')
     attached = _text(root, 'attached_gpus')
@@ -278,6 +281,55 @@ def _health(g, where):
     else:
         out['power_limit_below_default'] = None
     return out
+
+
+#: ``<clocks_event_reasons_counters>``: the time, since the driver loaded, each reason
+#: held the GPU's clocks down (``N us``), by our name (that of the reason's flag above,
+#: where it has one); not reported by drivers before r535
+EVENT_COUNTERS = {'sw_power_cap': 'clocks_event_reasons_counters_sw_power_cap',
+                  'sync_boost': 'clocks_event_reasons_counters_sync_boost',
+                  'sw_thermal_slowdown': 'clocks_event_reasons_counters_sw_therm_slowdown',
+                  'hw_thermal_slowdown': 'clocks_event_reasons_counters_hw_therm_slowdown',
+                  'hw_power_brake_slowdown': 'clocks_event_reasons_counters_hw_power_brake'}
+
+
+def _event_counters(g, where):
+    out = {}
+    for name, tag in EVENT_COUNTERS.items():
+        text = _text(g, f'clocks_event_reasons_counters/{tag}')
+        out[name] = None if text is None or text.strip() in _MISSING \
+            else _number(text, where, tag)
+    return out
+
+
+def throttled(before, after, limits):
+    """How long each clock event reason held each GPU down between two ``nvidia-smi -q
+    -x`` readings (parse_xml: ``before`` and ``after`` a load), and the GPUs past
+    ``limits`` (``{reason: most seconds}``; a reason left out is recorded, not judged):
+    ``({bus id: {reason: seconds}}, [sentence naming the GPU, the reason and its
+    seconds])``. The GPUs are matched by bus id: a GPU missing from either reading is a
+    sentence too. A counter either reading lacks is not compared."""
+    unknown = sorted(set(limits or {}) - set(EVENT_COUNTERS))
+    require(not unknown, f'throttle limits: unknown reason(s) {", ".join(unknown)}; '
+            f'known: {", ".join(EVENT_COUNTERS)}')
+    first = {bus_key(g['pci.bus_id']): g for g in before}
+    seconds, wrong = {}, []
+    for g in after:
+        who = f"GPU {g['index']} ({g['pci.bus_id']})"
+        b = first.pop(bus_key(g['pci.bus_id']), None)
+        if b is None:
+            wrong.append(f'{who}: not in the reading before the load')
+            continue
+        grew = {r: (g['event_us'][r] - b['event_us'][r]) / 1e6 for r in EVENT_COUNTERS
+                if g['event_us'].get(r) is not None and b['event_us'].get(r) is not None}
+        seconds[g['pci.bus_id']] = grew
+        for reason, most in (limits or {}).items():
+            if grew.get(reason, 0) > most:
+                wrong.append(f'{who}: {reason} for {grew[reason]:.1f} s under the load, at '
+                             f'most {most} s allowed')
+    wrong += [f"GPU {g['index']} ({g['pci.bus_id']}): not in the reading after the load"
+              for g in first.values()]
+    return seconds, wrong
 
 
 def health_failures(gpus, limits):

@@ -1,0 +1,79 @@
+# The collectives training jobs live on: NVIDIA's nccl-tests (Spack: nccl-tests +mpi), an
+# all-reduce, an all-gather and a send/receive ring over every GPU of a node (one process
+# driving them all, -g N) and over two nodes (one MPI rank per GPU through Slurm). The
+# figure is nccl-tests' bus bandwidth -- comparable with a link's speed whatever the rank
+# count -- at the largest size (8 GiB: bandwidth, not latency) and its own average over
+# every size. Every size's result is checked (nccl-tests' -c 1, its default): one wrong
+# element fails the case, whatever the bandwidth. mdx I's VMs have no peer-to-peer between
+# their GPUs (seeds/003 sec. 5.2): an all-reduce there goes through host memory, what the
+# node case shows; the paper's tf_cnn_benchmarks on two GPU nodes is the two-node case.
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, run_before, variable
+
+from mdxbench.base import MdxBenchTest
+from mdxbench.gpu import GpuMixin
+from mdxbench.jobsteps import skip_unless_nodes
+from mdxbench.parsers import nccl
+
+
+@rfm.simple_test
+class NcclTests(GpuMixin, MdxBenchTest):
+    descr = 'nccl-tests: bus bandwidth of all-reduce, all-gather, send/receive within a node and across two'
+    tags = {'acceptance', 'gpu'}
+    bench_name = 'nccl-tests'
+    collective = parameter(['all_reduce', 'all_gather', 'sendrecv'])
+    #: node: every GPU of one node; nodes: two nodes, a rank per GPU
+    scope = parameter(['node', 'nodes'])
+    #: the sizes swept: 8 B to this, doubling (nccl-tests' -b -e -f 2)
+    max_bytes = variable(str, value='8G')
+    time_limit = '20m'
+    parser = staticmethod(nccl.parse)
+    perf_table = {'busbw': ('busbw_largest', 'GB/s', 'higher'),
+                  'busbw_avg': ('busbw_avg', 'GB/s', 'higher')}
+
+    @run_after('init')
+    def name_the_program(self):
+        self.bench_binary = f'{self.collective}_perf'
+
+    @run_after('setup')
+    def require_gpus_and_nodes(self):
+        if self.num_gpus:
+            self.skip_if(self.scope == 'node' and self.num_gpus < 2,
+                         f'{self.current_system.name}:{self.current_partition.name} has '
+                         f'{self.num_gpus} GPU per node: a collective within a node needs two')
+        if self.scope == 'nodes':
+            skip_unless_nodes(self, 2, 'a collective across nodes')
+
+    @run_before('run')
+    def place_ranks(self):
+        sweep = ['-b', '8', '-e', self.max_bytes, '-f', '2']
+        if self.scope == 'node':
+            # GpuMixin's one process on the node, driving its GPUs
+            self.executable_opts = sweep + ['-g', str(self.num_gpus)]
+        else:
+            self.num_tasks = 2 * self.num_gpus
+            self.num_tasks_per_node = self.num_gpus
+            self.executable_opts = sweep + ['-g', '1']
+        self.mdx_extra = dict(self.mdx_extra, collective=self.collective, scope=self.scope,
+                              ranks=self.num_tasks if self.scope == 'nodes' else self.num_gpus)
+
+    def derive(self, results):
+        hosts = sorted({r['host'] for r in results['ranks']})
+        if self.scope == 'node':
+            self.check_gpus_seen(len(results['ranks']), results['program'],
+                                 [r['bus_id'] for r in results['ranks']])
+        elif len(results['ranks']) != self.num_tasks or len(hosts) != 2:
+            raise ValueError(f'{results["program"]}: {len(results["ranks"])} rank(s) on '
+                             f'{len(hosts)} host(s) ({", ".join(hosts)}), the job asked for '
+                             f'{self.num_tasks} on 2')
+        wrong = nccl.wrong_results(results)
+        if wrong:
+            raise ValueError(f'{results["program"]} computed wrong results: '
+                             + '; '.join(wrong[:6]) + (' ...' if len(wrong) > 6 else ''))
+        if results['error']:
+            raise ValueError(f'{results["program"]}: NCCL reported "{results["error"]}"')
+        results.update(nccl.figures(results))
+        self.mdx_extra = dict(self.mdx_extra, hosts=hosts, nccl=results['nccl_library'],
+                              largest_bytes=results['largest_bytes'],
+                              curve={str(r['size']): r['out_of_place']['busbw']
+                                     for r in results['rows']})
