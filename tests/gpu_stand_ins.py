@@ -38,8 +38,9 @@ def _script(path, text):
 
 def install(bindir, gpus=8):
     '''Stand-ins for a node of ``gpus`` (1 or 8) H200 GPUs in ``bindir``: nvidia-smi,
-    nvbandwidth, cuda-stream and, with one GPU, p2pBandwidthLatencyTest (the only real
-    output of it is of one GPU).'''
+    nvbandwidth, cuda-stream, gpu_burn, with 8 GPUs nccl-tests' three programs (derived
+    outputs), with one GPU p2pBandwidthLatencyTest (the only real output of it is of
+    one GPU).'''
     bindir = pathlib.Path(bindir)
     bindir.mkdir(parents=True, exist_ok=True)
     one = gpus == 1
@@ -52,6 +53,26 @@ def install(bindir, gpus=8):
     _script(bindir / 'cuda-stream', _STREAM.format(
         good=FIXTURES / 'babelstream-5.0-cuda-h200.out',
         bad=FIXTURES / 'babelstream-5.0-cuda-h200-validation-failed.out'))
+    # gpu-burn: the run of its GPUs; the GPU named in MDXBENCH_TEST_BAD_GPU (3 of 8) FAULTY
+    burn = FIXTURES / f'gpu-burn-a113ce7-{gpus}gpu-60s.out'
+    faulty = FIXTURES / 'gpu-burn-a113ce7-8gpu-60s-faulty-gpu3.out'
+    _script(bindir / 'gpu_burn', f'#!/bin/sh\nif [ "${{MDXBENCH_TEST_BAD_GPU:-none}}" = 3 ] '
+            f'&& [ -f "{faulty}" ] && [ {gpus} = 8 ]; then cat "{faulty}"; else cat "{burn}"; fi\n')
+    if not one:
+        # nccl-tests on 8 GPUs: one process (-g 8) prints the node's run; one rank a GPU
+        # (-g 1, two nodes) the run of 16 ranks, printed by rank 0 alone as MPI's rank 0
+        # prints it; MDXBENCH_TEST_NCCL_WRONG makes the all-reduce's results wrong
+        for coll in ('all_reduce', 'all_gather', 'sendrecv'):
+            node = FIXTURES / f'nccl-tests-2.17.6-{coll}-8gpu-no-p2p.out'
+            wrong = FIXTURES / 'nccl-tests-2.17.6-all_reduce-8gpu-wrong.out'
+            nodes = FIXTURES / f'nccl-tests-2.17.6-{coll}-2x8gpu.out'
+            _script(bindir / f'{coll}_perf', f'''#!/bin/sh
+case " $* " in
+  *" -g 1 "*) [ "${{SLURM_PROCID:-0}}" = 0 ] && cat "{nodes}"; exit 0 ;;
+esac
+if [ -n "${{MDXBENCH_TEST_NCCL_WRONG:-}}" ] && [ {coll} = all_reduce ]; then cat "{wrong}"
+else cat "{node}"; fi
+''')
     if one:
         _script(bindir / 'p2pBandwidthLatencyTest',
                 f'#!/bin/sh\ncat "{FIXTURES / "p2pBandwidthLatencyTest-h200-1gpu.out"}"\n')

@@ -11,8 +11,8 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from mdxbench.base import MdxBenchTest
-from mdxbench.gpu import GpuMixin
-from mdxbench.jobsteps import skip_unless_nodes
+from mdxbench.gpu import GpuMixin, gpu_count
+from mdxbench.jobsteps import partition_nodes
 from mdxbench.parsers import nccl
 
 
@@ -35,14 +35,19 @@ class NcclTests(GpuMixin, MdxBenchTest):
     def name_the_program(self):
         self.bench_binary = f'{self.collective}_perf'
 
-    @run_after('setup')
-    def require_gpus_and_nodes(self):
-        if self.num_gpus:
-            self.skip_if(self.scope == 'node' and self.num_gpus < 2,
-                         f'{self.current_system.name}:{self.current_partition.name} has '
-                         f'{self.num_gpus} GPU per node: a collective within a node needs two')
+    def not_here(self):
+        why = super().not_here()
+        where = f'{self.current_system.name}:{self.current_partition.name}'
+        gpus = gpu_count(self.current_partition)
+        if why or (self.scope == 'node' and gpus < 2):
+            return why or f'{where} has {gpus} GPU per node: a collective within a node needs two'
         if self.scope == 'nodes':
-            skip_unless_nodes(self, 2, 'a collective across nodes')
+            if self.current_partition.scheduler.registered_name == 'local':
+                return f'{where} runs its jobs on this one node: a collective across nodes needs two'
+            nodes = partition_nodes(self.current_partition)
+            if nodes is not None and nodes < 2:
+                return f'{where} has {nodes} node: a collective across nodes needs two'
+        return None
 
     @run_before('run')
     def place_ranks(self):

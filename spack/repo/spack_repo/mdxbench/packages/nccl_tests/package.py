@@ -5,11 +5,9 @@
 #     check runs);
 #   - each architecture's code and its PTX (the builtin's gencode flags give code alone: a
 #     GPU newer than every cuda_arch named would find no kernel it can run);
-#   - MPI found by its headers (the MPI package's `headers`), not assumed at
-#     <prefix>/include: Debian's Open MPI (prefix /usr) keeps them under
-#     /usr/lib/x86_64-linux-gnu/openmpi/include, beside its lib/.
-import os
-
+#   - with MPI, nvcc's host compiler is the MPI's C++ wrapper: the builtin's MPI_HOME
+#     alone assumes <prefix>/include, where Debian's Open MPI (prefix /usr) has no mpi.h
+#     (it is under /usr/lib/x86_64-linux-gnu/openmpi/include).
 from spack_repo.builtin.packages.nccl_tests.package import NcclTests as BuiltinNcclTests
 
 from spack.package import *
@@ -25,11 +23,11 @@ class NcclTests(BuiltinNcclTests):
 
     @property
     def build_targets(self):
-        targets = [t for t in super().build_targets if not t.startswith("MPI_HOME=")]
+        targets = list(super().build_targets)
         if self.spec.satisfies("+mpi"):
-            hdrs = self.spec["mpi"].headers
-            home = os.path.dirname(hdrs.directories[0]) if hdrs else self.spec["mpi"].prefix
-            targets.append(f"MPI_HOME={home}")
+            # the MPI's C++ wrapper as nvcc's host compiler (-ccbin $(CXX)): it knows where
+            # its headers and libraries are, wherever the MPI put them
+            targets.append(f"CXX={self.spec['mpi'].mpicxx}")
         chosen = self.spec.variants["collectives"].value
         if "all" not in chosen:
             targets.append("BIN_FILES_LIST={0}".format(" ".join(sorted(chosen))))
