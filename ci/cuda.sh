@@ -23,8 +23,8 @@ CUDA_VERSION=13.0.88
 CUDA_WHEELS=(nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88
              nvidia-cuda-runtime==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvml-dev==13.0.87
              nvidia-cuda-cuobjdump==13.2.51 nvidia-cublas==13.0.2.14
-             nvidia-nccl-cu13==2.28.7)
-NCCL_VERSION=2.28.7
+             nvidia-nccl-cu13==2.32.3)
+NCCL_VERSION=2.32.3
 CUDA_HOME=$MDXBENCH_STATE_DIR/cuda/$CUDA_VERSION
 PREFIX=$CUDA_HOME/nvidia/cu13
 NCCL_PREFIX=$CUDA_HOME/nvidia/nccl

@@ -1,0 +1,207 @@
+'''Issue 61: nccl-tests' and gpu-burn's parsers, and the throttle reading around a burn, on
+outputs derived from each tool's print code (tests/fixtures/gpu/derive.py: no GPU here;
+the figures a stated model's) and on the real H200's nvidia-smi -q -x. Expected values are
+read off the fixtures' text, as a person reads them.'''
+import pytest
+
+from mdxbench.parsers import ParseError, gpuburn, nccl, nvsmi
+
+GPU = 'gpu/'
+BUS = [f'0000:00:{6 + i:02x}' for i in range(8)]
+
+
+# --- nccl-tests ----------------------------------------------------------------------------
+def test_an_all_reduce_on_eight_gpus_reads_as_printed(fixture_text):
+    r = nccl.parse(fixture_text(GPU + 'nccl-tests-2.17.6-all_reduce-8gpu-no-p2p.out'))
+    assert (r['version'], r['nccl_headers'], r['nccl_library']) == ('2.17.6', 23203, 23203)
+    assert (r['program'], r['nthreads'], r['ngpus'], r['validation']) == \
+        ('all_reduce_perf', 1, 8, 1)
+    assert (r['min_bytes'], r['max_bytes'], r['iters']) == (8, 8589934592, 20)
+    assert [k['bus_id'] for k in r['ranks']] == BUS
+    assert {k['host'] for k in r['ranks']} == {'mdx1-gpu01'}
+    assert len(r['rows']) == 31                     # 8 B .. 8 GiB, doubling
+    first, last = r['rows'][0], r['rows'][-1]
+    assert (first['size'], first['count'], first['type'], first['redop'], first['root']) == \
+        (8, 2, 'float', 'sum', -1)
+    assert first['out_of_place'] == {'time_us': 33.07, 'algbw': 0.0, 'busbw': 0.0, 'wrong': 0}
+    assert last['out_of_place'] == {'time_us': 542914.0, 'algbw': 15.82, 'busbw': 27.69,
+                                    'wrong': 0}
+    assert (r['out_of_bounds'], r['avg_busbw'], r['error']) == (0, 12.9543, None)
+    assert nccl.figures(r) == {'busbw_largest': 27.69, 'largest_bytes': 8589934592,
+                               'busbw_avg': 12.9543, 'wrong': 0}
+    assert nccl.wrong_results(r) == []
+
+
+def test_an_all_gather_prints_the_gathered_size_and_no_reduction(fixture_text):
+    '''all_gather's size is what each rank receives, its count what each sends (8 ranks:
+    the first sizes round to nothing, getCollByteCount's 16-byte multiple).'''
+    r = nccl.parse(fixture_text(GPU + 'nccl-tests-2.17.6-all_gather-8gpu-no-p2p.out'))
+    assert [(x['size'], x['count'], x['redop']) for x in r['rows'][:5]] == [
+        (0, 0, 'none'), (0, 0, 'none'), (0, 0, 'none'), (0, 0, 'none'), (128, 4, 'none')]
+    assert r['rows'][-1]['size'] == 8589934592 and r['rows'][-1]['count'] == 268435456
+
+
+def test_across_two_nodes_every_rank_and_host_is_read(fixture_text):
+    r = nccl.parse(fixture_text(GPU + 'nccl-tests-2.17.6-all_reduce-2x8gpu.out'))
+    assert r['ngpus'] == 1 and len(r['ranks']) == 16
+    assert [k['host'] for k in r['ranks']] == ['mdx1-gpu01'] * 8 + ['mdx1-gpu02'] * 8
+    assert [k['device'] for k in r['ranks']] == list(range(8)) * 2
+    assert nccl.figures(r)['busbw_largest'] == 12.5
+
+
+def test_a_wrong_result_is_named_by_size_and_placement_whatever_the_bandwidth(fixture_text):
+    '''From 64 MiB on the data check found 2.09715e+06 wrong elements (as %6g prints
+    2,097,152) in both placements; the footer counts 16 such measurements. The bandwidth is
+    the passing run's: only the check tells.'''
+    r = nccl.parse(fixture_text(GPU + 'nccl-tests-2.17.6-all_reduce-8gpu-wrong.out'))
+    ok = nccl.parse(fixture_text(GPU + 'nccl-tests-2.17.6-all_reduce-8gpu-no-p2p.out'))
+    assert nccl.figures(r)['busbw_largest'] == nccl.figures(ok)['busbw_largest']
+    wrong = nccl.wrong_results(r)
+    assert len(wrong) == 16 and r['out_of_bounds'] == 16
+    assert wrong[0] == '67108864 B out of place: 2097150 wrong element(s)'
+    assert wrong[1] == '67108864 B in place: 2097150 wrong element(s)'
+    assert wrong[-1].startswith('8589934592 B in place: ')
+    # the footer alone, where a row's count was lost, still fails
+    r['rows'] = [dict(x, out_of_place=dict(x['out_of_place'], wrong=0),
+                      in_place=dict(x['in_place'], wrong=0)) for x in r['rows']]
+    assert nccl.wrong_results(r) == ['16 measurement(s) out of bounds']
+
+
+def test_a_run_without_its_data_check_checked_nothing(fixture_text):
+    '''nccl-tests -c 0 prints N/A for #wrong (writeBenchmarkLineBody's other branch):
+    nothing was checked, which is no pass.'''
+    text = fixture_text(GPU + 'nccl-tests-2.17.6-sendrecv-8gpu-no-p2p.out')
+    lines = [line[:-8] + '     N/A' if line[:1] == ' ' and line.endswith('       0') else line
+             for line in text.splitlines()]
+    unchecked = '\n'.join(lines).replace('validation: 1', 'validation: 0')
+    r = nccl.parse(unchecked)
+    assert r['rows'][0]['in_place']['wrong'] is None and nccl.figures(r)['wrong'] is None
+    assert nccl.wrong_results(r) == ['sendrecv_perf ran without its data check (#wrong N/A, '
+                                     'validation 0): its results were not checked']
+
+
+def test_a_cut_or_foreign_nccl_output_fails_saying_what_is_missing(fixture_text):
+    text = fixture_text(GPU + 'nccl-tests-2.17.6-all_reduce-8gpu-no-p2p.out')
+    cut = text[:text.index('  268435456')]
+    with pytest.raises(ParseError, match=r'no footer .* after 25 row\(s\), the last of '
+                                         r'134217728 B: the run stopped before its end'):
+        nccl.parse(cut)
+    with pytest.raises(ParseError, match='not the output of nccl-tests 2.x'):
+        nccl.parse(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out'))
+    with pytest.raises(ParseError, match='empty'):
+        nccl.parse('')
+
+
+# --- gpu-burn ------------------------------------------------------------------------------
+def test_gpu_burn_on_eight_gpus_reads_each_gpu(fixture_text):
+    '''The last report of the run: "2988 (53600 Gflop/s) - 2739 (53546 Gflop/s) - ...";
+    every GPU OK, no error, 62 C at the end.'''
+    r = gpuburn.parse(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out'))
+    assert r['seconds'] == 60 and r['doubles'] is True and len(r['gpus']) == 8
+    assert [g['gflops'] for g in r['gpus'][:3]] == [53600.0, 53546.0, 53493.0]
+    assert {g['verdict'] for g in r['gpus']} == {'OK'}
+    assert {g['errors'] for g in r['gpus']} == {0}
+    assert {g['temp_c'] for g in r['gpus']} == {62}
+    assert not any(g['died'] for g in r['gpus'])
+    assert gpuburn.faults(r) == []
+
+
+def test_the_first_batch_and_stale_reports_are_no_figure(fixture_text):
+    '''A report repeats every GPU's latest batch (GPU 1's "0 (0 Gflop/s)" before its first);
+    GPU 0's first batch, with the start in it, printed 41437 Gflop/s: the figure is the
+    median of its later batches, each counted once.'''
+    text = fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out')
+    assert "proc'd: 249 (41437 Gflop/s) - 0 (0 Gflop/s)" in text
+    r = gpuburn.parse(text)
+    assert r['gpus'][0]['gflops'] == 53600.0 and r['gpus'][1]['gflops'] == 53546.0
+    # GPU 0 finished 12 batches (2988 / 249); 11 after the first
+    assert r['gpus'][0]['reports'] == 2988 // 249 - 1
+
+
+def test_a_faulty_gpu_is_named_with_its_errors_and_bus_id(fixture_text):
+    r = gpuburn.parse(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s-faulty-gpu3.out'))
+    bad = [g for g in r['gpus'] if g['verdict'] != 'OK']
+    assert [g['index'] for g in bad] == [3]
+    assert r['gpus'][3]['errors'] > 0 and r['gpus'][3]['errors'] % 4096 == 0
+    assert all(g['errors'] == 0 for g in r['gpus'] if g['index'] != 3)
+    faults = gpuburn.faults(r, [f'00000000:00:{6 + i:02X}.0' for i in range(8)])
+    assert faults == [f'GPU 3 (00000000:00:09.0): FAULTY, {r["gpus"][3]["errors"]} wrong '
+                      'result(s)']
+
+
+def test_a_gpu_whose_process_died_fails(fixture_text):
+    '''gpu-burn prints proc'd -1 and "(DIED!)" for a GPU whose process ended.'''
+    text = fixture_text(GPU + 'gpu-burn-a113ce7-1gpu-60s.out')
+    last = text.rindex("proc'd: ")
+    end = text.index('temps:', last)
+    died = text[:last] + "proc'd: -1 (0 Gflop/s)   errors: 0  (DIED!)   " + text[end:]
+    r = gpuburn.parse(died)
+    assert r['gpus'][0]['died'] and gpuburn.faults(r) == ['GPU 0: its process died']
+
+
+def test_a_burn_cut_before_its_verdict_fails(fixture_text):
+    text = fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out')
+    with pytest.raises(ParseError, match=r'no "Tested N GPUs:" verdict after \d+ report\(s\)'):
+        gpuburn.parse(text[:text.index('Killing processes')])
+    with pytest.raises(ParseError, match='not gpu-burn output'):
+        gpuburn.parse(fixture_text(GPU + 'nccl-tests-2.17.6-sendrecv-8gpu-no-p2p.out'))
+
+
+# --- the clocks held down during the burn (nvidia-smi -q -x before and after) ---------------
+def _held(xml, reason, us):
+    tag = nvsmi.EVENT_COUNTERS[reason]
+    old = f'<{tag}>0 us</{tag}>'
+    assert old in xml, tag
+    return xml.replace(old, f'<{tag}>{us} us</{tag}>')
+
+
+def test_the_real_h200_counts_no_throttle_and_reads_its_temperature(fixture_text):
+    g = nvsmi.parse_xml(fixture_text(GPU + 'nvidia-smi-q-h200.xml'))[0]
+    assert (g['temperature.gpu'], g['clocks.sm']) == (38, 345)
+    assert g['event_us'] == dict.fromkeys(nvsmi.EVENT_COUNTERS, 0)
+
+
+def test_a_gpu_held_down_by_heat_during_the_burn_fails_and_the_power_cap_is_recorded(
+        fixture_text):
+    '''12.5 s of hardware thermal slowdown between the readings fails at a limit of 0 s and
+    of 12 s, passes at 12.5 s (the most allowed is allowed); 40 s at the software power cap
+    is recorded, not judged, where the limits name it not.'''
+    real = fixture_text(GPU + 'nvidia-smi-q-h200.xml')
+    after = _held(_held(real, 'hw_thermal_slowdown', 12500000), 'sw_power_cap', 40000000)
+    before, later = nvsmi.parse_xml(real), nvsmi.parse_xml(after)
+    held, wrong = nvsmi.throttled(before, later, {'hw_thermal_slowdown': 0})
+    assert held['00000000:00:06.0']['hw_thermal_slowdown'] == 12.5
+    assert held['00000000:00:06.0']['sw_power_cap'] == 40.0
+    assert wrong == ['GPU 0 (00000000:00:06.0): hw_thermal_slowdown for 12.5 s under the '
+                     'load, at most 0 s allowed']
+    assert nvsmi.throttled(before, later, {'hw_thermal_slowdown': 12})[1] != []
+    assert nvsmi.throttled(before, later, {'hw_thermal_slowdown': 12.5})[1] == []
+    assert nvsmi.throttled(before, later, None)[1] == []
+    with pytest.raises(ParseError, match='unknown reason'):
+        nvsmi.throttled(before, later, {'too_hot': 0})
+
+
+def test_the_sites_throttle_limits_fail_heat_and_the_brake_not_the_power_cap(fixture_text):
+    '''mdx1's and gpunode's extras.gpu_burn.max_throttle_s: any second of thermal slowdown
+    or power brake fails; the software power cap, which a DGEMM at the power limit meets
+    on any GPU, does not.'''
+    import yaml
+    from mdxbench import REPO_ROOT
+
+    real = fixture_text(GPU + 'nvidia-smi-q-h200.xml')
+    before = nvsmi.parse_xml(real)
+    for system in ('mdx1', 'gpunode'):
+        doc = yaml.safe_load((REPO_ROOT / 'site-configs' / 'systems' / f'{system}.yaml')
+                             .read_text())
+        limits = doc['partitions'][0]['extras']['gpu_burn']['max_throttle_s']
+        for reason in ('hw_thermal_slowdown', 'sw_thermal_slowdown', 'hw_power_brake_slowdown'):
+            after = nvsmi.parse_xml(_held(real, reason, 1000000))
+            assert len(nvsmi.throttled(before, after, limits)[1]) == 1, (system, reason)
+        capped = nvsmi.parse_xml(_held(real, 'sw_power_cap', 250000000))
+        assert nvsmi.throttled(before, capped, limits)[1] == [], system
+
+
+def test_a_gpu_missing_from_a_reading_is_named(fixture_text):
+    eight = nvsmi.parse_xml(fixture_text(GPU + 'nvidia-smi-q-8gpu.xml'))
+    _, wrong = nvsmi.throttled(eight, eight[:7], {})
+    assert wrong == ['GPU 7 (00000000:00:0D.0): not in the reading after the load']
