@@ -5,7 +5,8 @@
 # archive of checks/, reframe/, site-configs/), ReFrame's wheel and its requirements but
 # its analytics (reframe-hpc pinned as pyproject.toml pins it; no polars), the GPU
 # benchmarks' binaries where given (--binaries DIR: e.g. spack/gpunode's view, built for
-# the node's architecture), and vet.sh, which on the node makes a venv from the wheels
+# the node's architecture; nccl-tests and gpu-burn load the node's NCCL and the CUDA
+# toolkit's cuBLAS, which a GPU node's image has), and vet.sh, which on the node makes a venv from the wheels
 # alone (pip --no-index) and runs
 #     reframe -c checks/gpu -r --system gpunode
 # (ReFrame's local scheduler, the GPU count from the node's nvidia-smi). Prints its size;
@@ -48,10 +49,17 @@ PY
     >>"$out/pip-download.log" 2>&1 || { log_tail "$out/pip-download.log"; die "pip download of ReFrame's requirements failed"; }
 rm -f "$out/pip-download.log"
 if [[ -n $bins ]]; then
-    for b in cuda-stream nvbandwidth p2pBandwidthLatencyTest; do
+    for b in cuda-stream nvbandwidth p2pBandwidthLatencyTest all_reduce_perf all_gather_perf \
+             sendrecv_perf gpu_burn; do
         [[ -x $bins/$b ]] || die "--binaries $bins: no $b"
         cp -L "$bins/$b" "$out/bin/"
     done
+    # gpu-burn's compare kernel, beside it (GpuBurn passes it with -c): in DIR, or in the
+    # share/ of the view or prefix DIR is the bin/ of
+    fatbin=$bins/compare.fatbin
+    [[ -f $fatbin ]] || fatbin=$bins/../share/gpu-burn/compare.fatbin
+    [[ -f $fatbin ]] || die "--binaries $bins: no compare.fatbin (gpu-burn's) there or in ../share/gpu-burn"
+    cp -L "$fatbin" "$out/bin/compare.fatbin"
 fi
 cat >"$out/vet.sh" <<'VET'
 #!/bin/sh

@@ -53,6 +53,14 @@ class GpuBurn(GpuMixin, MdxBenchTest):
         # (into a file its stdio would hold them until it exits, out of order)
         self.executable = f'stdbuf -oL {self.bench_path}'
         self.executable_opts = ['-d', str(self.seconds)]
+        # the compare kernel it loads: beside the program (a vetting bundle's bin/) or in
+        # its prefix's share/ (a Spack view); else the installed path built into it
+        here = os.path.dirname(os.path.realpath(self.bench_path))
+        for fatbin in (os.path.join(os.path.dirname(self.bench_path), 'compare.fatbin'),
+                       os.path.join(here, '..', 'share', 'gpu-burn', 'compare.fatbin')):
+            if os.path.isfile(fatbin):
+                self.executable_opts += ['-c', os.path.normpath(fatbin)]
+                break
         self.prerun_cmds += [f'nvidia-smi -q -x > {BEFORE} 2>&1 || true']
         self.postrun_cmds += [f'nvidia-smi -q -x > {AFTER} 2>&1 || true']
         self.mdx_extra = dict(self.mdx_extra, seconds=self.seconds, doubles=True)

@@ -444,8 +444,9 @@ def test_a_partition_without_multiqueue_runs_the_figure_3_and_6_references(clust
 
 def test_gpu_jobs_ask_slurm_for_every_gpu_and_the_node_alone(cluster, work):
     '''Issue 56: the GPU checks' jobs on a partition whose nodes declare GRES gpu
-    (ci/cluster.sh: 8 a node, nscluster:gpu) ask for all of them and the node alone; Slurm
-    accepts and runs them, and the checks pass on the stand-in GPU programs (real outputs:
+    (ci/cluster.sh: 8 a node, nscluster:gpu) ask for all of them and the node alone -- and
+    nccl-tests across nodes (issue 61) two nodes' GPUs, a rank per GPU; Slurm accepts and
+    runs them, and the checks pass on the stand-in GPU programs (real outputs:
     tests/gpu_stand_ins.py) -- an 8-GPU node without P2P. A job that asks for more GPUs than
     a node has is refused.'''
     import sys
@@ -464,25 +465,33 @@ def test_gpu_jobs_ask_slurm_for_every_gpu_and_the_node_alone(cluster, work):
 def _gpu_jobs(work, bindir):
     env = dict(os.environ, MDXBENCH_NSCLUSTER_GPU='1',
                PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    # (--overcommit: nccl-tests across two nodes runs a rank per GPU, 8 a node, on nodes of
+    # this machine's 2 CPUs; a GPU node has a core for each)
     cmd = [str(VENV_BIN / 'reframe'), '-c', 'checks/gpu', '-r', '--system', 'nscluster:gpu',
            '--nocolor', '-x', 'GpuP2pBandwidthLatency', '--prefix', str(work / 'rfm'),
-           '--report-file', str(work / 'report.json')]
+           '-J', '--overcommit', '--report-file', str(work / 'report.json')]
     env.update(MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
                RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'))
     env.pop('SLURM_CONF', None)
     res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    assert res.returncode == 0 and 'Ran 3/3 test case(s)' in res.stdout, res.stdout[-4000:]
+    assert res.returncode == 0 and 'Ran 10/10 test case(s)' in res.stdout, res.stdout[-4000:]
     report = json.loads((work / 'report.json').read_text())
     cases = [c for r in report['runs'] for c in r['testcases']]
     assert sorted(c['name'].split()[0] for c in cases) == [
-        'BabelStreamCuda', 'GpuConformance', 'Nvbandwidth']
+        'BabelStreamCuda', 'GpuBurn', 'GpuConformance'] + ['NcclTests'] * 6 + ['Nvbandwidth']
     for c in cases:
         script = pathlib.Path(c['stagedir'], 'rfm_job.sh').read_text()
         assert '#SBATCH --gres=gpu:8' in script and '#SBATCH --exclusive' in script, script
-        # Slurm gave the job the node's 8 GPUs, as its accounting says
+        # Slurm gave the job each node's 8 GPUs, as its accounting says: nccl-tests across
+        # nodes (issue 61) two nodes' 16, a rank per GPU
+        two = '%scope=nodes' in c['name']
         acct = slurm('sacct', '-j', str(c['jobid']), '-X', '-n', '-P', '-o',
-                     'State,AllocTRES')
-        assert 'COMPLETED' in acct.stdout and 'gres/gpu=8' in acct.stdout, acct.stdout
+                     'State,AllocTRES,NNodes')
+        assert 'COMPLETED' in acct.stdout, acct.stdout
+        assert (f'gres/gpu={16 if two else 8}' in acct.stdout
+                and acct.stdout.strip().endswith('|2' if two else '|1')), (c['name'], acct.stdout)
+        if two:
+            assert '#SBATCH --ntasks=16' in script and '#SBATCH --ntasks-per-node=8' in script
     refused = slurm('sbatch', '--partition=gpu', '--gres=gpu:9', '--exclusive', '--wrap',
                     'true')
     assert refused.returncode != 0

@@ -4,6 +4,7 @@ the checks from this tree, ReFrame's wheels without its analytics, the GPU bench
 ci/spack-gpu.sh built for sm_90 (test_spack) -- within 60 MiB; its vet.sh installs ReFrame
 from those wheels alone and runs the GPU checks with ReFrame's local scheduler.'''
 import os
+import pathlib
 import shutil
 import subprocess
 
@@ -21,7 +22,14 @@ def test_the_bundle_fits_and_vets_a_node_offline(tmp_path):
     bins.mkdir()
     for env, _, _, binary in (line.split('\t') for line in built.read_text().splitlines()):
         if env == 'gpunode':
-            shutil.copy(binary, bins)
+            # the programs of each prefix's bin/ (nccl-tests' three, gpu_burn), as a view's;
+            # gpu-burn's compare kernel beside them
+            path = pathlib.Path(binary)
+            prefix = path.parents[2] if binary.endswith('.fatbin') else path.parents[1]
+            for program in (prefix / 'bin').iterdir():
+                shutil.copy(program, bins)
+            if binary.endswith('.fatbin'):
+                shutil.copy(binary, bins)
     bundle = tmp_path / 'bundle'
     res = run(['bash', 'ci/gpunode-bundle.sh', str(bundle), '--binaries', str(bins)],
               timeout=600)
@@ -33,7 +41,8 @@ def test_the_bundle_fits_and_vets_a_node_offline(tmp_path):
     assert any(w.startswith('reframe_hpc-4.10.4-') for w in wheels)
     assert not any(w.startswith('polars') for w in wheels), wheels
     assert sorted(p.name for p in (bundle / 'bin').iterdir()) == [
-        'cuda-stream', 'nvbandwidth', 'p2pBandwidthLatencyTest']
+        'all_gather_perf', 'all_reduce_perf', 'compare.fatbin', 'cuda-stream', 'gpu_burn',
+        'nvbandwidth', 'p2pBandwidthLatencyTest', 'sendrecv_perf']
     # on the "node": no index to install from but the wheels, the GPU programs stand-ins
     # printing one real H200's outputs (the bundle's own binaries need a GPU)
     shutil.rmtree(bundle / 'bin')
@@ -45,9 +54,11 @@ def test_the_bundle_fits_and_vets_a_node_offline(tmp_path):
                MDXBENCH_STATE_DIR=str(tmp_path / 'node-state'))
     res = subprocess.run(['sh', str(bundle / 'vet.sh'), '--nocolor'], capture_output=True,
                          text=True, env=env, cwd=tmp_path, timeout=900)
-    assert res.returncode == 0 and 'Ran 4/4 test case(s)' in res.stdout, \
+    # one GPU: nccl-tests' six cases skip (a collective needs two GPUs, or two nodes)
+    assert res.returncode == 0 and 'Ran 5/11 test case(s)' in res.stdout, \
         res.stdout[-3000:] + res.stderr[-2000:]
-    for check in ('BabelStreamCuda', 'Nvbandwidth', 'GpuP2pBandwidthLatency', 'GpuConformance'):
+    for check in ('BabelStreamCuda', 'Nvbandwidth', 'GpuP2pBandwidthLatency', 'GpuConformance',
+                  'GpuBurn'):
         assert any(line.startswith('[       OK ]') and check in line
                    for line in res.stdout.splitlines()), check
     assert 'gpu0_triad: 3778.652252 GB/s' in res.stdout
