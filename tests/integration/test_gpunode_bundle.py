@@ -27,7 +27,8 @@ def test_the_bundle_fits_and_vets_a_node_offline(tmp_path):
             path = pathlib.Path(binary)
             prefix = path.parents[2] if binary.endswith('.fatbin') else path.parents[1]
             for program in (prefix / 'bin').iterdir():
-                shutil.copy(program, bins)
+                if program.is_file() and os.access(program, os.X_OK):
+                    shutil.copy(program, bins)
             if binary.endswith('.fatbin'):
                 shutil.copy(binary, bins)
     bundle = tmp_path / 'bundle'

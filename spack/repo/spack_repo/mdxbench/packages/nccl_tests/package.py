@@ -5,6 +5,8 @@
 #     check runs);
 #   - each architecture's code and its PTX (the builtin's gencode flags give code alone: a
 #     GPU newer than every cuda_arch named would find no kernel it can run);
+#   - the programs alone in bin/ (the builtin installs the whole build tree there: objects
+#     and the data check's directory);
 #   - with MPI, nvcc's host compiler is the MPI's C++ wrapper: the builtin's MPI_HOME
 #     alone assumes <prefix>/include, where Debian's Open MPI (prefix /usr) has no mpi.h
 #     (it is under /usr/lib/x86_64-linux-gnu/openmpi/include).
@@ -37,3 +39,8 @@ class NcclTests(BuiltinNcclTests):
         archs = self.spec.variants["cuda_arch"].value
         env.set("NVCC_GENCODE", " ".join(
             f"-gencode=arch=compute_{a},code=[sm_{a},compute_{a}]" for a in archs))
+
+    def install(self, spec, prefix):
+        mkdirp(prefix.bin)
+        for program in find("build", "*_perf", recursive=False):
+            install(program, prefix.bin)
