@@ -469,7 +469,7 @@ def _gpu_jobs(work, bindir):
     # this machine's 2 CPUs; a GPU node has a core for each)
     cmd = [str(VENV_BIN / 'reframe'), '-c', 'checks/gpu', '-r', '--system', 'nscluster:gpu',
            '--nocolor', '-x', 'GpuP2pBandwidthLatency', '--prefix', str(work / 'rfm'),
-           '-J', '--overcommit', '--report-file', str(work / 'report.json')]
+           '-J=--overcommit', '--report-file', str(work / 'report.json')]
     env.update(MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
                RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'))
     env.pop('SLURM_CONF', None)

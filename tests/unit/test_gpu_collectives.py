@@ -67,6 +67,15 @@ def test_a_wrong_result_is_named_by_size_and_placement_whatever_the_bandwidth(fi
     assert nccl.wrong_results(r) == ['16 measurement(s) out of bounds']
 
 
+def test_one_wrong_element_fails(fixture_text):
+    '''The smallest wrong result nccl-tests can print, one element in one placement of one
+    size, fails as a million do.'''
+    text = fixture_text(GPU + 'nccl-tests-2.17.6-all_reduce-8gpu-no-p2p.out')
+    row = next(line for line in text.splitlines() if line.lstrip().startswith('1048576 '))
+    r = nccl.parse(text.replace(row, row[:-6] + f'{1:6g}'))
+    assert nccl.wrong_results(r) == ['1048576 B in place: 1 wrong element(s)']
+
+
 def test_a_run_without_its_data_check_checked_nothing(fixture_text):
     '''nccl-tests -c 0 prints N/A for #wrong (writeBenchmarkLineBody's other branch):
     nothing was checked, which is no pass.'''
@@ -205,3 +214,52 @@ def test_a_gpu_missing_from_a_reading_is_named(fixture_text):
     eight = nvsmi.parse_xml(fixture_text(GPU + 'nvidia-smi-q-8gpu.xml'))
     _, wrong = nvsmi.throttled(eight, eight[:7], {})
     assert wrong == ['GPU 7 (00000000:00:0D.0): not in the reading after the load']
+
+
+# --- acceptance: the burn-in's per-GPU figures, judged against the node's other GPUs -------
+def _burn_records(fixture_text, gpu, name, factor):
+    '''The burn of 8 GPUs as GpuBurn records it (its per_gpu_table: unit and direction),
+    GPU ``gpu``'s ``name`` figure multiplied by ``factor``: gflops from the derived run,
+    temp_end the real H200's idle 38 C after it (every GPU alike).'''
+    import datetime as dt
+    import json
+
+    from mdxbench import catalog
+    from mdxbench.gpu import per_gpu_var
+    from mdxbench.post.store import records
+
+    table = catalog.check_classes()['GpuBurn'].per_gpu_table.default_value
+    burn = gpuburn.parse(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out'))
+    temp = nvsmi.parse_xml(fixture_text(GPU + 'nvidia-smi-q-h200.xml'))[0]['temperature.gpu']
+    t0 = dt.datetime(2026, 12, 2, 3, 0, tzinfo=dt.timezone.utc)
+    rows = []
+    for g in burn['gpus']:
+        for fig, value in (('gflops', g['gflops']), ('temp_end', temp)):
+            _, unit, better = table[fig]
+            rows.append({'time': (t0 + dt.timedelta(seconds=g['index'])).isoformat(),
+                         'system': 'mdx1', 'partition': 'gpu', 'environ': 'spack',
+                         'check': 'GpuBurn', 'perf_var': per_gpu_var(g['index'], fig),
+                         'value': value * (factor if (g['index'], fig) == (gpu, name) else 1),
+                         'unit': unit, 'better': better, 'ref': None, 'result': 'pass',
+                         'jobid': '1', 'nodes': 'mdx1-gpu01', 'tags': 'acceptance,gpu,burn-in',
+                         'meta': json.dumps({'tags': ['acceptance', 'gpu', 'burn-in']})})
+    return records.frame(rows)
+
+
+@pytest.mark.parametrize('name, factor, fails', [
+    ('gflops', 0.6, True), ('gflops', 1.4, False),       # slower fails, faster does not
+    ('temp_end', 1.4, True), ('temp_end', 0.6, False),   # hotter fails, cooler does not
+])
+def test_a_burned_gpu_slower_or_hotter_than_its_peers_fails_naming_it(
+        fixture_text, name, factor, fails):
+    '''GpuBurn's figures enter node acceptance as every per-GPU figure does (verdicts.judge,
+    PEER_GPU_EFFECT): GPU 6 at 60% of its peers' Gflop/s, or 40% hotter than they end the
+    burn, fails the node naming GPU 6; the other way round is no failure (Gflop/s: higher is
+    better; the end temperature: lower).'''
+    from mdxbench.post.fleet import verdicts
+
+    [v] = verdicts.judge(_burn_records(fixture_text, 6, name, factor))
+    assert (v['verdict'] == 'fail') is fails, v
+    if fails:
+        [reason] = v['reasons']
+        assert reason.startswith(f'GpuBurn gpu6_{name}=') and 'GPU 6 40% worse' in reason, reason
