@@ -59,17 +59,17 @@ def install(bindir, gpus=8):
     _script(bindir / 'gpu_burn', f'#!/bin/sh\nif [ "${{MDXBENCH_TEST_BAD_GPU:-none}}" = 3 ] '
             f'&& [ -f "{faulty}" ] && [ {gpus} = 8 ]; then cat "{faulty}"; else cat "{burn}"; fi\n')
     if not one:
-        # nccl-tests on 8 GPUs: one process (-g 8) prints the node's run; one rank a GPU
-        # (-g 1, two nodes) the run of 16 ranks, printed by rank 0 alone as MPI's rank 0
-        # prints it; MDXBENCH_TEST_NCCL_WRONG makes the all-reduce's results wrong
+        # nccl-tests on 8 GPUs: one process (-g 8) prints the node's run; in a job step of
+        # two nodes (srun's SLURM_NNODES) the run of 16 GPU ranks, printed by rank 0 alone
+        # as MPI's rank 0 prints it; MDXBENCH_TEST_NCCL_WRONG makes the all-reduce wrong
         for coll in ('all_reduce', 'all_gather', 'sendrecv'):
             node = FIXTURES / f'nccl-tests-2.17.6-{coll}-8gpu-no-p2p.out'
             wrong = FIXTURES / 'nccl-tests-2.17.6-all_reduce-8gpu-wrong.out'
             nodes = FIXTURES / f'nccl-tests-2.17.6-{coll}-2x8gpu.out'
             _script(bindir / f'{coll}_perf', f'''#!/bin/sh
-case " $* " in
-  *" -g 1 "*) [ "${{SLURM_PROCID:-0}}" = 0 ] && cat "{nodes}"; exit 0 ;;
-esac
+if [ "${{SLURM_NNODES:-1}}" -gt 1 ]; then
+    [ "${{SLURM_PROCID:-0}}" = 0 ] && cat "{nodes}"; exit 0
+fi
 if [ -n "${{MDXBENCH_TEST_NCCL_WRONG:-}}" ] && [ {coll} = all_reduce ]; then cat "{wrong}"
 else cat "{node}"; fi
 ''')

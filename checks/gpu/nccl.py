@@ -26,6 +26,9 @@ class NcclTests(GpuMixin, MdxBenchTest):
     scope = parameter(['node', 'nodes'])
     #: the sizes swept: 8 B to this, doubling (nccl-tests' -b -e -f 2)
     max_bytes = variable(str, value='8G')
+    #: across nodes, the GPUs each MPI rank drives (-g): 1, a rank per GPU, as training
+    #: jobs run; more, fewer ranks a node (the node's GPUs divided by it) on the same GPUs
+    gpus_per_rank = variable(int, value=1)
     time_limit = '20m'
     parser = staticmethod(nccl.parse)
     perf_table = {'busbw': ('busbw_largest', 'GB/s', 'higher'),
@@ -56,21 +59,26 @@ class NcclTests(GpuMixin, MdxBenchTest):
             # GpuMixin's one process on the node, driving its GPUs
             self.executable_opts = sweep + ['-g', str(self.num_gpus)]
         else:
-            self.num_tasks = 2 * self.num_gpus
-            self.num_tasks_per_node = self.num_gpus
-            self.executable_opts = sweep + ['-g', '1']
+            if self.gpus_per_rank < 1 or self.num_gpus % self.gpus_per_rank:
+                raise ValueError(f'gpus_per_rank={self.gpus_per_rank}: not a divisor of the '
+                                 f'node\'s {self.num_gpus} GPUs')
+            self.num_tasks_per_node = self.num_gpus // self.gpus_per_rank
+            self.num_tasks = 2 * self.num_tasks_per_node
+            self.executable_opts = sweep + ['-g', str(self.gpus_per_rank)]
         self.mdx_extra = dict(self.mdx_extra, collective=self.collective, scope=self.scope,
-                              ranks=self.num_tasks if self.scope == 'nodes' else self.num_gpus)
+                              processes=self.num_tasks,
+                              gpus_per_process=int(self.executable_opts[-1]))
 
     def derive(self, results):
         hosts = sorted({r['host'] for r in results['ranks']})
         if self.scope == 'node':
             self.check_gpus_seen(len(results['ranks']), results['program'],
                                  [r['bus_id'] for r in results['ranks']])
-        elif len(results['ranks']) != self.num_tasks or len(hosts) != 2:
-            raise ValueError(f'{results["program"]}: {len(results["ranks"])} rank(s) on '
+        elif len(results['ranks']) != 2 * self.num_gpus or len(hosts) != 2:
+            # (nccl-tests prints a "Rank" line per GPU: a rank of -g G is G of them)
+            raise ValueError(f'{results["program"]}: {len(results["ranks"])} GPU rank(s) on '
                              f'{len(hosts)} host(s) ({", ".join(hosts)}), the job asked for '
-                             f'{self.num_tasks} on 2')
+                             f'{2 * self.num_gpus} on 2')
         wrong = nccl.wrong_results(results)
         if wrong:
             raise ValueError(f'{results["program"]} computed wrong results: '

@@ -41,16 +41,10 @@ class IorS3(ObjectTargetTest):
     @run_after('setup')
     def apply_target_sweep(self):
         sweep = self.object_target.get('sweep') or {}
-        ranks = sweep.get('ior_ranks')
-        self.skip_if(ranks is not None and self.ranks not in ranks,
-                     f'IOR with {self.ranks} processes is not in the short sweep of object '
-                     f'target {self.target} ({ranks}, site config)')
+        self.short_sweep(self.ranks, sweep.get('ior_ranks'), f'IOR with {self.ranks} processes')
         cores = partition_facts(self.current_partition)['cores']
         where = f'{self.current_system.name}:{self.current_partition.name}'
         self.skip_if(self.ranks > cores, f'{self.ranks} IOR processes: {where} has {cores} cores')
-        for name, (key, default) in self.SWEEP_VARIABLES.items():
-            if key in sweep and getattr(self, name) == default:
-                setattr(self, name, str(sweep[key]))
 
     @run_before('run')
     def set_command(self):

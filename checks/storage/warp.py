@@ -40,8 +40,7 @@ class _Warp(ObjectTargetTest):
     perf_table = {'throughput': ('mibs', 'MiB/s', 'higher'),
                   'objects_rate': ('obj_s', 'obj/s', 'higher')}
 
-    #: the class defaults a target's ``sweep`` may shorten (`-S` on the command line wins):
-    #: variable: (key in ``sweep``, class default)
+    #: what a target's ``sweep`` may shorten (storage.ObjectTargetTest.short_sweep)
     SWEEP_VARIABLES = {'duration': ('duration', '1m'), 'objects': ('objects', 2500)}
 
     @run_after('setup')
@@ -49,15 +48,10 @@ class _Warp(ObjectTargetTest):
         '''A target may declare a shorter sweep (``sweep:`` in its site config entry, e.g.
         `local`'s MinIO on this machine's disk): fewer concurrencies, a shorter duration,
         fewer objects. What ran is in the perflog meta.'''
-        sweep = self.object_target.get('sweep') or {}
-        conc = sweep.get('concurrency')             # a list, or one per operation
-        conc = conc.get(self.op) if isinstance(conc, dict) else conc
-        self.skip_if(conc is not None and self.sweep_concurrency not in (None, *conc),
-                     f'concurrency {self.sweep_concurrency} is not in the short sweep of '
-                     f'object target {self.target} ({conc}, site config)')
-        for name, (key, default) in self.SWEEP_VARIABLES.items():
-            if key in sweep and getattr(self, name) == default:
-                setattr(self, name, type(default)(sweep[key]))
+        conc = (self.object_target.get('sweep') or {}).get('concurrency')
+        conc = conc.get(self.op) if isinstance(conc, dict) else conc   # or one per operation
+        sweep = self.short_sweep(self.sweep_concurrency, conc,
+                                 f'concurrency {self.sweep_concurrency}')
         if sweep:
             self.mdx_extra = dict(self.mdx_extra, sweep=sweep, duration=self.duration,
                                   objects=self.objects)

@@ -66,6 +66,25 @@ class ObjectTargetTest(MdxBenchTest):
     def select_target_partitions(self):
         self.valid_systems = [f'+object_{self.target}']
 
+    #: the class defaults a target's ``sweep`` may shorten (`-S` on the command line wins):
+    #: ``{variable: (key in sweep, class default)}``
+    SWEEP_VARIABLES = {}
+
+    def short_sweep(self, swept, listed, what):
+        '''The target's short sweep (``sweep:`` in its site config entry, e.g. `local`'s
+        MinIO on this machine's disk): the case is skipped where its swept value ``swept``
+        (None: the case sweeps nothing) is not among ``listed`` (None: the sweep lists
+        none), ``what`` naming it; every SWEEP_VARIABLES the check still has at its class
+        default takes the sweep's value. Returns the sweep.'''
+        sweep = self.object_target.get('sweep') or {}
+        self.skip_if(listed is not None and swept is not None and swept not in listed,
+                     f'{what} is not in the short sweep of object target {self.target} '
+                     f'({listed}, site config)')
+        for name, (key, default) in self.SWEEP_VARIABLES.items():
+            if key in sweep and getattr(self, name) == default:
+                setattr(self, name, type(default)(sweep[key]))
+        return sweep
+
     @run_after('setup')
     def resolve_object_target(self):
         target = dict(self.current_partition.extras['object_targets'][self.target])

@@ -465,11 +465,12 @@ def test_gpu_jobs_ask_slurm_for_every_gpu_and_the_node_alone(cluster, work):
 def _gpu_jobs(work, bindir):
     env = dict(os.environ, MDXBENCH_NSCLUSTER_GPU='1',
                PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    # (--overcommit: nccl-tests across two nodes runs a rank per GPU, 8 a node, on nodes of
-    # this machine's 2 CPUs; a GPU node has a core for each)
+    # (nccl-tests across two nodes: 4 GPUs a rank, 2 ranks a node -- these nodes have this
+    # machine's 2 CPUs, and Slurm refuses more tasks a node than CPUs even with
+    # --overcommit; a GPU node has a core for each of its GPUs' ranks)
     cmd = [str(VENV_BIN / 'reframe'), '-c', 'checks/gpu', '-r', '--system', 'nscluster:gpu',
            '--nocolor', '-x', 'GpuP2pBandwidthLatency', '--prefix', str(work / 'rfm'),
-           '-J=--overcommit', '--report-file', str(work / 'report.json')]
+           '-S', 'NcclTests.gpus_per_rank=4', '--report-file', str(work / 'report.json')]
     env.update(MDXBENCH_PERFLOG_DIR=str(work / 'perflogs'),
                RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'))
     env.pop('SLURM_CONF', None)
@@ -483,7 +484,7 @@ def _gpu_jobs(work, bindir):
         script = pathlib.Path(c['stagedir'], 'rfm_job.sh').read_text()
         assert '#SBATCH --gres=gpu:8' in script and '#SBATCH --exclusive' in script, script
         # Slurm gave the job each node's 8 GPUs, as its accounting says: nccl-tests across
-        # nodes (issue 61) two nodes' 16, a rank per GPU
+        # nodes (issue 61) two nodes' 16
         two = '%scope=nodes' in c['name']
         acct = slurm('sacct', '-j', str(c['jobid']), '-X', '-n', '-P', '-o',
                      'State,AllocTRES,NNodes')
@@ -491,7 +492,8 @@ def _gpu_jobs(work, bindir):
         assert (f'gres/gpu={16 if two else 8}' in acct.stdout
                 and acct.stdout.strip().endswith('|2' if two else '|1')), (c['name'], acct.stdout)
         if two:
-            assert '#SBATCH --ntasks=16' in script and '#SBATCH --ntasks-per-node=8' in script
+            assert '#SBATCH --ntasks=4' in script and '#SBATCH --ntasks-per-node=2' in script
+            assert '-g 4' in script, script
     refused = slurm('sbatch', '--partition=gpu', '--gres=gpu:9', '--exclusive', '--wrap',
                     'true')
     assert refused.returncode != 0
