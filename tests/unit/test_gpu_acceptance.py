@@ -137,7 +137,8 @@ def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
     from mdxbench import REPO_ROOT
     stubs = tmp_path / 'bin'
     stubs.mkdir()
-    for name in ('nvidia-smi', 'nvbandwidth', 'p2pBandwidthLatencyTest', 'cuda-stream'):
+    for name in ('nvidia-smi', 'nvbandwidth', 'p2pBandwidthLatencyTest', 'cuda-stream',
+                 'all_reduce_perf', 'all_gather_perf', 'sendrecv_perf', 'gpu_burn'):
         (stubs / name).write_text('#!/bin/sh\nexit 0\n')
         (stubs / name).chmod(0o755)
     exe = pathlib.Path(sys.executable).parent / 'reframe'
@@ -147,9 +148,20 @@ def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
     res = subprocess.run([str(exe), '-c', 'checks/gpu', '--dry-run', '--system', 'mdx1',
                           '--nocolor'], capture_output=True, text=True, env=env,
                          cwd=REPO_ROOT, timeout=300)
-    assert res.returncode == 0 and 'Ran 4/4 test case(s)' in res.stdout, res.stdout[-3000:]
+    assert res.returncode == 0 and 'Ran 11/11 test case(s)' in res.stdout, res.stdout[-3000:]
     last = {p.parent.name: p.read_text().strip().splitlines()[-1]
             for p in (tmp_path / 'state').rglob('rfm_job.sh')}
+    # issue 61: nccl-tests within the node (one process, -g 8) and across two (a rank per
+    # GPU); gpu-burn line-buffered for the site's 300 s, nvidia-smi -q -x around it
+    sweep = '-b 8 -e 8G -f 2'
+    assert last['NcclTests_a63df4a7'] == f'srun {stubs}/all_reduce_perf {sweep} -g 8'
+    assert last['NcclTests_156ff605'] == f'srun {stubs}/all_reduce_perf {sweep} -g 1'
+    across = next((tmp_path / 'state').rglob('NcclTests_156ff605/rfm_job.sh')).read_text()
+    assert '#SBATCH --ntasks=16\n#SBATCH --ntasks-per-node=8\n' in across, across
+    burn = next((tmp_path / 'state').rglob('GpuBurn/rfm_job.sh')).read_text()
+    assert f'srun stdbuf -oL {stubs}/gpu_burn -d 300\n' in burn, burn
+    assert burn.index('smi-before-burn.xml') < burn.index('gpu_burn -d') < \
+        burn.index('smi-after-burn.xml')
     assert last['BabelStreamCuda'].endswith(
         f'per-gpu.sh 8 --device {stubs}/cuda-stream --arraysize 33554432 --numtimes 100')
     assert last['GpuP2pBandwidthLatency'] == f'srun {stubs}/p2pBandwidthLatencyTest'
@@ -159,7 +171,8 @@ def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
     assert last['GpuConformance'].endswith('scripts/gpu-xid.sh > xid.txt 2>&1')
     for text in (tmp_path / 'state').rglob('rfm_job.sh'):
         script = text.read_text()
-        assert '#SBATCH --ntasks=1' in script
+        assert '#SBATCH --ntasks=1\n' in script or text.parent.name in (
+            'NcclTests_156ff605', 'NcclTests_3a4a79f1', 'NcclTests_10bd9f44')
         # every GPU of the node, and the node alone (issue 56)
         assert '#SBATCH --gres=gpu:8' in script and '#SBATCH --exclusive' in script
         assert 'export CUDA_DEVICE_ORDER=PCI_BUS_ID' in script
