@@ -12,6 +12,7 @@ from reframe.core.builtins import parameter, run_before, variable
 
 import mdxbench.hpcc as launch
 from mdxbench.base import MdxBenchTest, compute_threads, partition_facts, peak_gflops
+from mdxbench.blas import BlasMixin
 from mdxbench.parsers import hpcc, linpack
 
 #: said where Intel's binaries are missing: no registry, Spack mirror or PyPI wheel has them
@@ -37,10 +38,9 @@ class _Linpack(MdxBenchTest):
 
 
 @rfm.simple_test
-class HpccHpl(_Linpack):
+class HpccHpl(BlasMixin, _Linpack):
     descr = 'HPL from HPC Challenge 1.5, all cores, one rank per core, on the environment\'s BLAS'
     bench_name = 'hpcc'
-    uses_blas = True
     bench_binary = 'hpcc'
     executable = 'hpcc'
     output_file = 'hpccoutf.txt'

@@ -30,7 +30,7 @@ from reframe.core.exceptions import SanityError
 
 from mdxbench import REPO_ROOT, perflog, references, rfmwarnings, settings
 from mdxbench.provenance import archive_spec, binary_provenance
-from mdxbench.parsers import ParseError, PartialResult, libinfo
+from mdxbench.parsers import ParseError, PartialResult
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), 'scripts')
 BETTER = perflog.BETTER
@@ -226,9 +226,8 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             return
         references.check_against(cls.__name__, table)
 
-    #: the benchmark calls BLAS: it runs in every environment, and the BLAS it resolved in
-    #: the job (libblas.so.3 -> file, and the package of that file) goes to meta.blas
-    uses_blas = variable(bool, value=False)
+    #: the benchmark calls BLAS (mdxbench.blas.BlasMixin says so)
+    uses_blas = False
 
     #: Name of the benchmark as recorded in the perflog (e.g. ``hpcc``)
     bench_name = variable(str)
@@ -318,28 +317,6 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         if self.bench_binary:       # empty: the benchmark is the program the test builds
             self.bench_path = self.find_or_skip(self.bench_binary, self.bench_name)
 
-    @run_after('init')
-    def blas_environments(self):
-        if self.uses_blas:
-            self.valid_prog_environs = ['*']
-
-    @run_after('setup')
-    def require_environ_blas(self):
-        lib = self.current_environ.extras.get('blas_library')
-        self.skip_if(
-            lib and not os.path.exists(lib),
-            f'environment {self.current_environ.name} uses the BLAS {lib}, which is not '
-            f'installed on {self.current_system.name}:{self.current_partition.name}'
-        )
-
-    @run_before('run')
-    def apply_environ_blas(self):
-        lib = self.current_environ.extras.get('blas_library')
-        if lib:
-            self.prerun_cmds = [f'. {SCRIPTS}/use-blas.sh {lib}'] + self.prerun_cmds
-        if self.uses_blas:
-            self.prerun_cmds += [f'sh {SCRIPTS}/libinfo.sh {self.bench_path} > libinfo.txt']
-
     @run_before('run', always_last=True)
     def stay_on_the_step_node(self):
         '''In a paired round of ``mdxbench accept`` -- one job of several nodes, ReFrame in a
@@ -374,24 +351,6 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             lines = []
         kernel, host, *nodes = lines + ['unknown', 'unknown'][len(lines):]
         return kernel, host, nodes
-
-    def check_blas(self):
-        '''meta.blas: the BLAS the job resolved; it must be the environment's, if declared.'''
-        path = os.path.join(self.stagedir, 'libinfo.txt')
-        try:
-            with open(path) as fp:
-                found = libinfo.blas(libinfo.parse(fp.read()))
-        except (OSError, ParseError) as err:
-            raise SanityError(f'{self.bench_name}: no record of its BLAS: {err}') from None
-
-        want = self.current_environ.extras.get('blas_library')
-        if want and (found is None or not libinfo.same_file(want, found)):
-            raise SanityError(
-                f'{self.bench_name}: environment {self.current_environ.name} declares the '
-                f'BLAS {want}, but {self.bench_path} resolved {found or "no BLAS"} in the job')
-        if found:
-            self.mdx_extra = dict(self.mdx_extra, blas={
-                'library': found, **binary_provenance(found)})
 
     @run_after('init')
     def check_perf_table(self):
@@ -478,14 +437,17 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
             raise SanityError(f'{self.bench_name}: {why} '
                               f'({self.current_system.name}:{self.current_partition.name})')
 
-        if self.uses_blas:
-            self.check_blas()
+        self.verify()
 
         missing = [k for k, _, _ in self.perf_table.values() if k not in self.results]
         if missing:
             raise SanityError(f'{self.bench_name}: parser gave no {", ".join(missing)}')
 
         return True
+
+    def verify(self):
+        '''What a kind of check verifies of a run after its figures are derived (nothing
+        here; mdxbench.blas.BlasMixin: the BLAS the job resolved).'''
 
     def derive(self, results):
         '''Add derived figures to the parsed results (e.g. percentage of peak).'''
