@@ -21,6 +21,9 @@ class NcclTests(GpuMixin, MdxBenchTest):
     descr = 'nccl-tests: bus bandwidth of all-reduce, all-gather, send/receive within a node and across two'
     tags = {'acceptance', 'gpu'}
     bench_name = 'nccl-tests'
+    #: the collective's program, <collective>_perf (named at init; the class's own default
+    #: is the all-reduce's, what a reader of the class -- or its binary lookup -- sees)
+    bench_binary = 'all_reduce_perf'
     collective = parameter(['all_reduce', 'all_gather', 'sendrecv'])
     #: node: every GPU of one node; nodes: two nodes, a rank per GPU
     scope = parameter(['node', 'nodes'])
