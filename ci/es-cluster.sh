@@ -195,6 +195,15 @@ wipe() {
     start "$n"
 }
 
+# whether lo has our htb root: tc's output read whole first -- `tc ... | grep -q` under
+# pipefail is false whenever grep's early exit makes tc die of SIGPIPE (a join that left
+# the node cut off, in a fresh clone's run on 2026-12-02, while saying "joined again")
+has_htb() {
+    local qdiscs
+    qdiscs=$(tc qdisc show dev lo)
+    [[ $qdiscs == *'qdisc htb 1:'* ]]
+}
+
 # cut NAME: every packet to or from the node's address dropped: an htb root qdisc on lo
 # (everything else through its default class, unlimited), the node's address classified
 # into a class of its own whose queue holds nothing (pfifo limit 0: each packet dropped).
@@ -202,7 +211,7 @@ wipe() {
 cut() {
     local i ip
     i=$(node_index "$1") ip=$(node_ip "$i")
-    if ! tc qdisc show dev lo | grep -q 'qdisc htb 1:'; then
+    if ! has_htb; then
         tc qdisc add dev lo root handle 1: htb default 10 2>/dev/null
         tc class add dev lo parent 1: classid 1:10 htb rate 100gbit 2>/dev/null
     fi
@@ -215,7 +224,7 @@ cut() {
 }
 
 join_all() {
-    if tc qdisc show dev lo | grep -q 'qdisc htb 1:'; then tc qdisc del dev lo root; fi
+    if has_htb; then tc qdisc del dev lo root; fi
     rm -f "$CBASE/cut"
 }
 
@@ -225,6 +234,7 @@ join() {
     while read -r n; do [[ -n $n && $n != "$1" ]] && keep+=("$n"); done < <(cat "$CBASE/cut" 2>/dev/null)
     join_all
     for n in "${keep[@]}"; do cut "$n" >/dev/null; done
+    ! has_htb || ((${#keep[@]})) || die "es-cluster: $1: lo still drops packets after the join"
     log "es-cluster: $1 joined again"
 }
 

@@ -90,7 +90,7 @@ enable_nonfree() {
 install_apt() {
     local missing=() p
     for p in "${APT_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+        [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing+=("$p")
     done
     if ((${#missing[@]} == 0)); then
         log "Debian packages: all ${#APT_PACKAGES[@]} present"
