@@ -18,12 +18,18 @@ def test_an_all_reduce_on_eight_gpus_reads_as_printed(fixture_text):
         ('all_reduce_perf', 1, 8, 1)
     assert (r['min_bytes'], r['max_bytes'], r['iters']) == (8, 8589934592, 20)
     assert [k['bus_id'] for k in r['ranks']] == BUS
-    assert {k['host'] for k in r['ranks']} == {'mdx1-gpu01'}
+    assert [k['rank'] for k in r['ranks']] == [k['device'] for k in r['ranks']] == list(range(8))
+    assert {(k['host'], k['name']) for k in r['ranks']} == {('mdx1-gpu01', 'NVIDIA H200')}
     assert len(r['rows']) == 31                     # 8 B .. 8 GiB, doubling
     first, last = r['rows'][0], r['rows'][-1]
     assert (first['size'], first['count'], first['type'], first['redop'], first['root']) == \
         (8, 2, 'float', 'sum', -1)
-    assert first['out_of_place'] == {'time_us': 33.07, 'algbw': 0.0, 'busbw': 0.0, 'wrong': 0}
+    assert first['out_of_place'] == first['in_place'] == {'time_us': 33.07, 'algbw': 0.0,
+                                                         'busbw': 0.0, 'wrong': 0}
+    # the 1 MiB row: every column where the header puts it
+    mib = next(x for x in r['rows'] if x['size'] == 1048576)
+    assert (mib['count'], mib['in_place']) == (262144, {'time_us': 99.34, 'algbw': 10.56,
+                                                        'busbw': 18.47, 'wrong': 0})
     assert last['out_of_place'] == {'time_us': 542914.0, 'algbw': 15.82, 'busbw': 27.69,
                                     'wrong': 0}
     assert (r['out_of_bounds'], r['avg_busbw'], r['error']) == (0, 12.9543, None)
