@@ -95,15 +95,19 @@ stop_pids() {
 }
 
 # wait_for DESCRIPTION TIMEOUT LOGFILES CMD...: poll CMD every second until it
-# succeeds; on timeout print the tail of the service's logs (LOGFILES is a
-# colon-separated list) and fail.
+# succeeds; after TIMEOUT seconds of the clock (not TIMEOUT polls: a probe such as
+# `scontrol ping` against a daemon that never came can itself take seconds) print the tail
+# of the service's logs (LOGFILES is a colon-separated list) and fail. The wait ends at
+# most one probe past the deadline.
 wait_for() {
-    local what=$1 timeout=$2 logfiles=$3 i f
+    local what=$1 timeout=$2 logfiles=$3 f deadline
     shift 3
-    for ((i = 0; i < timeout; i++)); do
+    deadline=$((SECONDS + timeout))
+    while :; do
         if "$@" >/dev/null 2>&1; then
             return 0
         fi
+        ((SECONDS < deadline)) || break
         sleep 1
     done
     IFS=: read -ra files <<<"$logfiles"

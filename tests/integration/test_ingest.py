@@ -1,5 +1,6 @@
 '''mdxbench ingest against the real Elasticsearch: nothing lost, nothing duplicated.'''
 import json
+import pathlib
 import re
 import socket
 import threading
@@ -190,27 +191,45 @@ def test_rejected_records_go_to_the_dead_letter_file(es, tmp_path):
     assert dead[0]['doc']['perf_var'] == 'copy'
 
 
-def _spawn_ingests(n, plogs, state, env, *extra):
+def _spawn_ingests(n, plogs, state, env, tmp_path):
+    """Start ``n`` ingests on one state file while the test holds its lock, as a running
+    ingest would (started one after another, a loaded machine could let the first finish
+    before the next asks for the lock: then nothing here is concurrent); let go once every
+    one of them says it waits, and return their (exit status, stdout, stderr)."""
+    import fcntl
+    import os
     import subprocess
 
     from conftest import VENV_BIN, ROOT
-    import os
 
     full = dict(os.environ, **env)
-    procs = [subprocess.Popen([str(VENV_BIN / 'mdxbench'), 'ingest', str(plogs), '--state',
-                               str(state), *extra], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=full, cwd=ROOT)
-             for _ in range(n)]
-    return [(p.wait(timeout=600), *p.communicate()) for p in procs]
+    outs = [(tmp_path / f'ingest{i}.out', tmp_path / f'ingest{i}.err') for i in range(n)]
+    lock = pathlib.Path(str(state) + '.lock')
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, 'a+') as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        procs = []
+        for out, err in outs:
+            with open(out, 'w') as o, open(err, 'w') as e:
+                procs.append(subprocess.Popen(
+                    [str(VENV_BIN / 'mdxbench'), 'ingest', str(plogs), '--state', str(state)],
+                    stdout=o, stderr=e, text=True, env=full, cwd=ROOT))
+        deadline = time.monotonic() + 300
+        while not all('waiting up to' in err.read_text() for _, err in outs):
+            assert time.monotonic() < deadline and all(p.poll() is None for p in procs), \
+                [err.read_text() for _, err in outs]
+            time.sleep(0.2)
+    return [(p.wait(timeout=600), out.read_text(), err.read_text())
+            for p, (out, err) in zip(procs, outs)]
 
 
 def test_four_concurrent_ingests_store_everything_once(es, tmp_path):
-    '''Four real processes on the same perflogs and state file, started together: one
-    holds the lock and sends; the others wait, then find everything already acknowledged.
-    0 lost, 0 duplicated, 0 crashed, every exit 0.'''
+    '''Four real processes on the same perflogs and state file, all waiting for its lock
+    together: one gets it and sends; the others wait on it, then find everything already
+    acknowledged. 0 lost, 0 duplicated, 0 crashed, every exit 0.'''
     plogs = _perflog(tmp_path, 2000)              # 2000 lines x 6 records
     state = tmp_path / 'ingest' / 'state.json'
-    results = _spawn_ingests(4, plogs, state, es['env'])
+    results = _spawn_ingests(4, plogs, state, es['env'], tmp_path)
     for code, out, err in results:
         assert code == 0, out + err
         assert 'Traceback' not in err, err
@@ -221,7 +240,6 @@ def test_four_concurrent_ingests_store_everything_once(es, tmp_path):
     # the waiting runs read the state the first left: they sent nothing again
     assert sum(present) == 0, results
     assert sorted(created) == [0, 0, 0, 12000]
-    assert any('waiting up to' in err for _, _, err in results)
     assert json.loads(state.read_text())                # one valid state, no stray temps
     assert sorted(p.name for p in state.parent.iterdir()) == ['state.json', 'state.json.lock']
 

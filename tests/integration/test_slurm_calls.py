@@ -39,13 +39,19 @@ def test_the_nodes_and_their_states_are_those_slurm_reports(services):
 
 
 def test_a_job_is_submitted_waited_for_and_its_end_read_from_accounting(services, tmp_path):
+    # the first job runs until the test lets it end (a job of fixed length could leave the
+    # queue before a loaded machine asks squeue about it); slurmd runs it as root, the
+    # release file is in the test's own directory
+    release = tmp_path / 'release'
     ok, bad = tmp_path / 'ok.sh', tmp_path / 'bad.sh'
-    ok.write_text('#!/bin/bash\n#SBATCH -t 2\n#SBATCH -o /dev/null\nsleep 3\n')
+    ok.write_text('#!/bin/bash\n#SBATCH -t 2\n#SBATCH -o /dev/null\n'
+                  f'for i in $(seq 600); do [ -e {release} ] && exit 0; sleep 0.2; done; exit 1\n')
     bad.write_text('#!/bin/bash\n#SBATCH -t 2\n#SBATCH -o /dev/null\nexit 3\n')
     a, b = slurm.submit(ok), slurm.submit(bad)
     assert a.isdigit() and b.isdigit() and int(b) > int(a)
     queued = slurm.queue_states([a, b])
     assert a in queued and set(queued.values()) <= {'PD', 'CF', 'R', 'CG'}, queued
+    release.touch()
     t0 = time.monotonic()
     slurm.wait([a, b], poll=0.5)
     assert time.monotonic() - t0 < 120
