@@ -11,7 +11,8 @@
 #                        DIR (then copy DIR to the site and use --mirror DIR there)
 # Spack is the one ci/spack.sh set up: a site's `spack` on PATH, or ours from the archives
 # that MDXBENCH_SPACK_TARBALL names. Concretizing is skipped when nothing it reads changed
-# since the last time (the environment, spack/common, spack/repo, Spack's configuration).
+# since the lockfile was made (spack/tools/lockinputs.py; the site environments' lockfiles
+# are kept in the repository with what they were made from).
 source "$(dirname "$0")/lib.sh"
 
 system=${1:-}
@@ -61,25 +62,35 @@ sp() { "$spack" -C "$scope" -e "$env_dir" "$@"; }
 # Validate offline first: a typo in a spec fails here, with the file and the closest names.
 "$MDXBENCH_VENV/bin/python" "$MDXBENCH_ROOT/spack/tools/spackcheck.py" "$env_dir"
 
-# What concretization reads: the environment, what it includes, our repository, Spack's
-# own version and configuration (externals, repositories)
-inputs=$( { "$spack" --version
-            cd "$MDXBENCH_ROOT/spack" && find "$system" common repo -name '*.yaml' -o -name '*.py' \
-                | grep -v '/\.spack-env/' | sort | xargs sha256sum
-            "$spack" -C "$scope" config blame packages 2>/dev/null | sha256sum
-            "$spack" -C "$scope" config get repos 2>/dev/null | sha256sum; } | sha256sum | cut -d' ' -f1)
+# What concretization reads (spack/tools/lockinputs.py: the environment, what it includes,
+# our repository, Spack's version, platform, configuration and builtin repository), as a
+# manifest beside the lockfile it gave: the site environments keep both in the repository
+# (spack/<system>/spack.lock and spack.lock.inputs: CI and every clone concretize them only
+# when an input changed); the others (local: this machine's own) in .spack-env
+kept=$env_dir/spack.lock.inputs
 stamp=$env_dir/.spack-env/mdxbench-concretized
+[[ -f $kept ]] && stamp=$kept
+lockinputs() { "$MDXBENCH_VENV/bin/python" "$MDXBENCH_ROOT/spack/tools/lockinputs.py" "$env_dir" \
+                   --spack "$spack" -C "$scope" "$@"; }
 t0=$SECONDS
-if [[ -f $env_dir/spack.lock && $(cat "$stamp" 2>/dev/null) == "$inputs" ]]; then
-    log "spack/$system: concretized already (nothing it reads changed)"
+rc=0
+changes=$(lockinputs --check "$stamp") || rc=$?
+((rc <= 2)) || die "spack/tools/lockinputs.py failed on spack/$system (exit $rc)"
+if [[ -f $env_dir/spack.lock ]] && ((rc == 0)); then
+    log "spack/$system: concretized already (nothing it reads changed since ${stamp#"$MDXBENCH_ROOT/"})"
 else
+    if ((rc == 1)); then
+        n=$(wc -l <<<"$changes")
+        log "spack/$system: concretizing again, $n input(s) changed since ${stamp#"$MDXBENCH_ROOT/"}: $(head -n 5 <<<"$changes" | paste -sd' ')$( ((n > 5)) && echo " and $((n - 5)) more")"
+    fi
     log "spack/$system: concretizing with $("$spack" --version)"
     sp concretize --fresh --force >"$MDXBENCH_STATE_DIR/logs/spack-concretize-$system.log" 2>&1 \
         || { log_tail "$MDXBENCH_STATE_DIR/logs/spack-concretize-$system.log" 60; die "spack -e spack/$system concretize failed"; }
-    mkdir -p "$(dirname "$stamp")" && echo "$inputs" >"$stamp"
+    mkdir -p "$(dirname "$stamp")" && lockinputs --write "$stamp"
     log "spack/$system: concretized in $((SECONDS - t0)) s ($("$MDXBENCH_VENV/bin/python" -c \
         'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["roots"]), "roots,", len(d["concrete_specs"]), "specs")' \
         "$env_dir/spack.lock"))"
+    [[ $stamp == "$kept" ]] && log "spack/$system: the repository keeps this lockfile: commit spack/$system/spack.lock and spack.lock.inputs"
 fi
 # The roots must be what the checks need (versions, variants, flags)
 "$MDXBENCH_VENV/bin/python" "$MDXBENCH_ROOT/spack/tools/spackcheck.py" --lock "$env_dir/spack.lock"

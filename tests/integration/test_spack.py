@@ -37,40 +37,101 @@ def spack():
     return res.stdout.strip()
 
 
+def _lock_hashes(path):
+    import json
+
+    d = json.loads(pathlib.Path(path).read_text())
+    return [r['hash'] for r in d['roots']], sorted(d['concrete_specs'])
+
+
 def test_every_environment_concretizes_with_real_spack(spack, tmp_path):
-    '''Every environment, on a copy of spack/ (the checkout's lockfiles stay), two at a
-    time (one core each), then their roots checked against spack/tools/needs.yaml (mdx1's
-    and gpunode's: by ci/spack-gpu.sh, below).
-    spack/local was concretized by this run's ci/install.sh (ci/spack-build.sh local):
-    its lockfile is taken as it is and Spack asked to concretize it again without
-    --fresh, which it does only if anything it reads changed (Spack's local concretized
-    once per run).'''
+    '''Every environment, on a copy of spack/, two at a time (one core each), then their
+    roots checked against spack/tools/needs.yaml (mdx1's and gpunode's: by
+    ci/spack-gpu.sh, below).
+    The site environments' lockfiles are kept in the repository with what they were made
+    from (spack.lock.inputs, spack/tools/lockinputs.py). Where an input changed since, the
+    environment is concretized afresh and must give the kept lock, or the kept one is stale
+    (the failure names the inputs and how to renew it); where none changed, Spack is asked
+    to concretize the kept lock without --fresh, which it does only for what the lock lacks:
+    it must come out the same. spack/local was concretized by this run's ci/install.sh
+    (ci/spack-build.sh local) and is asked the same way.'''
+    import lockinputs
+
     copy = tmp_path / 'spack'
     shutil.copytree(ROOT / 'spack', copy,
                     ignore=shutil.ignore_patterns('.spack-env', 'spack.lock'))
-    built = ROOT / 'spack' / 'local' / 'spack.lock'
-    if built.is_file():
-        shutil.copy(built, copy / 'local' / 'spack.lock')
+    kept, changes = {}, {}
+    for env in ENVS:
+        lock = ROOT / 'spack' / env / 'spack.lock'
+        if (ROOT / 'spack' / env / 'spack.lock.inputs').is_file():
+            assert lock.is_file(), f'spack/{env}/spack.lock.inputs is kept without its spack.lock'
+            kept[env] = _lock_hashes(lock)
+            changes[env] = lockinputs.changed(
+                lockinputs.read(ROOT / 'spack' / env / 'spack.lock.inputs'),
+                lockinputs.manifest(copy / env, spack))
+            if not changes[env]:
+                shutil.copy(lock, copy / env / 'spack.lock')
+        elif env == 'local' and lock.is_file():
+            shutil.copy(lock, copy / env / 'spack.lock')
+    assert set(kept) >= {'aws-pcluster', 'laurel', 'mdx2'}, kept
     pending, running, done = list(ENVS), {}, {}
     while pending or running:
         while pending and len(running) < 2:
             env = pending.pop(0)
             log = open(tmp_path / f'{env}.log', 'w')
-            fresh = [] if env == 'local' and built.is_file() else ['--fresh']
+            fresh = [] if (copy / env / 'spack.lock').is_file() else ['--fresh']
             running[env] = (subprocess.Popen([spack, '-e', str(copy / env), 'concretize', *fresh],
                                              stdout=log, stderr=subprocess.STDOUT),
-                            time.monotonic(), log)
-        for env, (proc, t0, log) in list(running.items()):
+                            time.monotonic(), log, fresh)
+        for env, (proc, t0, log, fresh) in list(running.items()):
             if proc.poll() is not None:
                 log.close()
-                done[env] = (proc.returncode, time.monotonic() - t0)
+                done[env] = (proc.returncode, time.monotonic() - t0, fresh)
                 del running[env]
         time.sleep(1)
-    print({env: f'{secs:.0f} s' for env, (_, secs) in done.items()})
-    for env, (rc, _) in done.items():
+    print({env: f'{secs:.0f} s{" fresh" if fresh else ""}'
+           for env, (_, secs, fresh) in done.items()})
+    for env, (rc, _, _) in done.items():
         assert rc == 0, (env, (tmp_path / f'{env}.log').read_text()[-4000:])
+    for env, hashes in kept.items():
+        if changes[env]:
+            print(f'spack/{env}: concretized afresh, changed since its lock: {changes[env]}')
+        assert _lock_hashes(copy / env / 'spack.lock') == hashes, (
+            f'spack/{env}/spack.lock is not what its inputs give now'
+            + (f' (changed since it was made: {", ".join(changes[env])})' if changes[env] else '')
+            + f': renew it with `ci/spack-build.sh {env} --concretize-only` and commit '
+            f'spack/{env}/spack.lock and spack.lock.inputs')
     errors = [e for env in ENVS for e in spackcheck.check_lock(copy / env / 'spack.lock')]
     assert errors == []
+
+
+def test_a_kept_lock_is_stale_when_anything_its_concretization_reads_changes(spack, tmp_path):
+    '''The manifest of a site environment's inputs names what changed: a file of the
+    environment, one it includes, a package of ours, Spack's own configuration (an external
+    found on the machine) -- and nothing when a copy elsewhere is the same.'''
+    import lockinputs
+
+    copy = tmp_path / 'spack'
+    shutil.copytree(ROOT / 'spack', copy, ignore=shutil.ignore_patterns('.spack-env'))
+    kept = lockinputs.read(ROOT / 'spack' / 'mdx2' / 'spack.lock.inputs')
+    assert lockinputs.changed(lockinputs.manifest(ROOT / 'spack' / 'mdx2', spack),
+                              lockinputs.manifest(copy / 'mdx2', spack)) == []
+    for f in ('mdx2/site.yaml', 'common/definitions.yaml',
+              'repo/spack_repo/mdxbench/packages/ior/package.py'):
+        with open(copy / f, 'a') as fp:
+            fp.write('\n')
+    scope = tmp_path / 'scope'
+    scope.mkdir()
+    (scope / 'packages.yaml').write_text(
+        'packages:\n  cmake:\n    externals:\n    - spec: cmake@3.99.0\n      prefix: /opt/cmake\n')
+    now = lockinputs.manifest(copy / 'mdx2', spack, [scope])
+    assert set(lockinputs.changed(kept, now)) >= {
+        'mdx2/site.yaml (changed)', 'common/definitions.yaml (changed)',
+        'repo/spack_repo/mdxbench/packages/ior/package.py (changed)',
+        'config:packages (changed)'}
+    (copy / 'repo' / 'spack_repo' / 'mdxbench' / 'packages' / 'ior' / 'package.py').unlink()
+    assert 'repo/spack_repo/mdxbench/packages/ior/package.py (gone)' in \
+        lockinputs.changed(kept, lockinputs.manifest(copy / 'mdx2', spack))
 
 
 def test_local_is_built_from_the_mirror_as_the_checks_need(spack):

@@ -3,6 +3,7 @@ index (spack/tools/builtin-index.json) by spack/tools/spackcheck.py, and concret
 spack is on PATH.'''
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -247,3 +248,20 @@ def test_stream_arrays_past_2_gib_are_built_with_the_medium_code_model():
     assert size == 120_000_000                          # the paper's arrays
     assert 3 * size * 8 > 2 ** 31
     assert '-mcmodel=medium' in variants.get('cflags', '').split(), specs[0]
+
+
+def test_a_lock_s_inputs_manifest_names_what_changed_and_refuses_a_bad_line(tmp_path):
+    sys.path.insert(0, str(ROOT / 'spack' / 'tools'))
+    import lockinputs
+
+    old = {'spack-version': 'a' * 64, 'mdx2/spack.yaml': 'b' * 64, 'repo:builtin': 'c' * 64}
+    new = {'spack-version': 'a' * 64, 'mdx2/spack.yaml': 'd' * 64, 'common/x.yaml': 'e' * 64}
+    assert lockinputs.changed(old, new) == ['common/x.yaml (new)', 'mdx2/spack.yaml (changed)',
+                                            'repo:builtin (gone)']
+    assert lockinputs.changed(old, dict(old)) == []
+    f = tmp_path / 'spack.lock.inputs'
+    f.write_text('# comment\n' + lockinputs.dumps(old))
+    assert lockinputs.read(f) == old
+    f.write_text('# comment\n' + lockinputs.dumps(old) + 'xyz mdx2/site.yaml\n')
+    with pytest.raises(ValueError, match=rf'^{re.escape(str(f))}:5: not "<sha256>  <input>"'):
+        lockinputs.read(f)
