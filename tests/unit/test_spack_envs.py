@@ -265,3 +265,12 @@ def test_a_lock_s_inputs_manifest_names_what_changed_and_refuses_a_bad_line(tmp_
     f.write_text('# comment\n' + lockinputs.dumps(old) + 'xyz mdx2/site.yaml\n')
     with pytest.raises(ValueError, match=rf'^{re.escape(str(f))}:5: not "<sha256>  <input>"'):
         lockinputs.read(f)
+
+
+def test_the_kept_site_lockfiles_give_the_checks_what_they_need():
+    '''The lockfiles the repository keeps (a site builds them as they are) meet needs.yaml,
+    in a clone without Spack; each has its manifest of inputs beside it.'''
+    kept = sorted(p.parent.name for p in SPACK.glob('*/spack.lock.inputs'))
+    assert kept == ['aws-pcluster', 'laurel', 'mdx2']
+    for env in kept:
+        assert spackcheck.check_lock(SPACK / env / 'spack.lock', env_name=env) == [], env
