@@ -73,8 +73,11 @@ stamp=$env_dir/.spack-env/mdxbench-concretized
 lockinputs() { "$MDXBENCH_VENV/bin/python" "$MDXBENCH_ROOT/spack/tools/lockinputs.py" "$env_dir" \
                    --spack "$spack" -C "$scope" "$@"; }
 t0=$SECONDS
-rc=0
-changes=$(lockinputs --check "$stamp") || rc=$?
+rc=2                                    # no record of the inputs: concretize
+if [[ -f $stamp ]]; then
+    rc=0
+    changes=$(lockinputs --check "$stamp") || rc=$?
+fi
 ((rc <= 2)) || die "spack/tools/lockinputs.py failed on spack/$system (exit $rc)"
 if [[ -f $env_dir/spack.lock ]] && ((rc == 0)); then
     log "spack/$system: concretized already (nothing it reads changed since ${stamp#"$MDXBENCH_ROOT/"})"
