@@ -16,11 +16,13 @@ VENV_BIN = pathlib.Path(sys.executable).parent
 #: the modules that run first, in this order, while ci/test.sh builds MinIO and warp beside
 #: them (``MDXBENCH_GO_TOOLS_BUILD``): they need neither, and judge no figure that a busy
 #: machine would move (their bounds on time are minutes). The waits first (scrontab's
-#: minute, Elasticsearch stopped and started), the CPU-bound ones last. Every other module
-#: waits for the build (:func:`go_tools`), then runs in file order (test_services too: its
-#: status of the services includes MinIO's, started after the build).
-EARLY = ('test_schedule', 'test_history', 'test_ingest_fault', 'test_security',
-         'test_ingest', 'test_cycle_es', 'test_conformance', 'test_perf_window',
+#: minute, Elasticsearch stopped and started), the CPU-bound ones last; of the services'
+#: modules, those that can run beside the main job (SHARES_SERVICES) together, about when
+#: the quiet session reaches it (after the split). Every other module waits for the build
+#: (:func:`go_tools`), then runs in file order (test_services too: its status of the
+#: services includes MinIO's, started after the build).
+EARLY = ('test_schedule', 'test_history', 'test_ingest_fault', 'test_conformance',
+         'test_security', 'test_ingest', 'test_cycle_es', 'test_perf_window',
          'test_published_site', 'test_report', 'test_spack', 'test_site')
 
 
@@ -84,32 +86,42 @@ def pytest_collection_modifyitems(items):
 
 #: the modules that share this machine's own services while they run: its one-node Slurm,
 #: Elasticsearch (which some of them stop) and MinIO (test_minio restarts it) -- every module
-#: but those named in NO_SERVICES. With pytest sessions at once (ci/test.sh) each of
-#: them holds an exclusive lock on SERVICES_LOCK for its whole module, so the main job never
-#: shares the node with another module's jobs nor meets a stopped Elasticsearch.
+#: but those named in NO_SERVICES. With pytest sessions at once (ci/test.sh) each of them
+#: holds SERVICES_LOCK for its whole module, so the main job never shares the node with
+#: another module's jobs nor meets a stopped Elasticsearch or MinIO: exclusively, but for
+#: the modules of SHARES_SERVICES and the main job's (MAIN_JOB), which hold it shared.
 #: NO_SERVICES: the namespace cluster's modules (its own slurmctld and nodes), the
 #: Elasticsearch cluster's (its own three nodes, ci/es-cluster.sh), Spack's,
 #: the build and report modules that start nothing (a module added is locked by default).
 NO_SERVICES = ('test_incident_split', 'test_fleet_acceptance', 'test_cluster',
                'test_zz_every_check', 'test_spack', 'test_perf_window', 'test_gpunode_bundle',
                'test_report', 'test_es_cluster')
+#: the modules that run the main job on `local` (its Slurm jobs, its MinIO, its ingest)
+MAIN_JOB = ('test_end_to_end', 'test_main_site')
+#: modules that can run while the main job does: they only read and write Elasticsearch
+#: under index prefixes of their own (or start an instance of their own, test_security),
+#: point clients at ports where nothing listens, or drive Chromium -- they stop nothing the
+#: main job uses and submit no job to the node it measures on
+SHARES_SERVICES = ('test_ingest', 'test_cycle_es', 'test_published_site', 'test_security')
 
 
 @pytest.fixture(scope='module', autouse=True)
 def _this_machines_services(request):
-    if _module(request.node) in NO_SERVICES:
+    mod = _module(request.node)
+    if mod in NO_SERVICES:
         yield
         return
     import fcntl
 
+    shared = mod in MAIN_JOB + SHARES_SERVICES
     SERVICES_LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(SERVICES_LOCK, 'a') as f:
         t0 = time.monotonic()
-        fcntl.flock(f, fcntl.LOCK_EX)
+        fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         waited = time.monotonic() - t0
         if waited > 1:
-            print(f'\n[{_module(request.node)}] waited {waited:.0f} s for this machine\'s '
-                  'services (another pytest session\'s module held them)')
+            print(f'\n[{mod}] waited {waited:.0f} s for this machine\'s services (another '
+                  'pytest session\'s module held them)')
         try:
             yield
         finally:
