@@ -10,7 +10,8 @@ CI's or a site's, gets the same manifest from the same inputs):
                              host's target: the site environments require theirs)
     config:<section>         Spack's own configuration, outside the environment, of the
                              sections concretization reads (the externals and compilers it
-                             found on this machine, a site's settings)
+                             found on this machine, a site's settings), its mappings in
+                             sorted order
     repo:<namespace>         every ``.py`` and ``repo.yaml`` of each package repository of that
                              configuration (builtin's)
     <system>/..., common/..., repo/...
@@ -98,7 +99,10 @@ def manifest(env_dir, spack, scopes=()):
     out = {'spack-version': _sha(said['spack-version'].strip()),
            'platform': _sha(said['arch-platform'].strip() + '-' + said['arch-os'].strip())}
     for section in CONFIG_SECTIONS:
-        out[f'config:{section}'] = _sha(said[f'config:{section}'])
+        # canonical: `spack external find` writes the packages it found in the order its
+        # parallel detection finished, which differs from one machine's setup to the next
+        out[f'config:{section}'] = _sha(yaml.safe_dump(yaml.safe_load(said[f'config:{section}']),
+                                                       sort_keys=True))
     for ns, d in _repo_dirs(said['repos']).items():
         if not d.is_dir():
             raise ValueError(f"Spack's package repository {ns!r}: {d} is not a directory")

@@ -129,6 +129,16 @@ def test_a_kept_lock_is_stale_when_anything_its_concretization_reads_changes(spa
         'mdx2/site.yaml (changed)', 'common/definitions.yaml (changed)',
         'repo/spack_repo/mdxbench/packages/ior/package.py (changed)',
         'config:packages (changed)'}
+    # the same packages written in another order (`spack external find` writes them as its
+    # parallel detection finishes): the same input
+    ext = {'cmake': '    externals:\n    - spec: cmake@3.99.0\n      prefix: /opt/cmake\n',
+           'gmake': '    externals:\n    - spec: gmake@9.9\n      prefix: /opt/gmake\n'}
+    for name, order in (('ab', ('cmake', 'gmake')), ('ba', ('gmake', 'cmake'))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / 'packages.yaml').write_text(
+            'packages:\n' + ''.join(f'  {p}:\n{ext[p]}' for p in order))
+    assert lockinputs.manifest(copy / 'mdx2', spack, [tmp_path / 'ab'])['config:packages'] == \
+        lockinputs.manifest(copy / 'mdx2', spack, [tmp_path / 'ba'])['config:packages']
     (copy / 'repo' / 'spack_repo' / 'mdxbench' / 'packages' / 'ior' / 'package.py').unlink()
     assert 'repo/spack_repo/mdxbench/packages/ior/package.py (gone)' in \
         lockinputs.changed(kept, lockinputs.manifest(copy / 'mdx2', spack))
