@@ -162,6 +162,84 @@ def test_a_burn_cut_before_its_verdict_fails(fixture_text):
         gpuburn.parse(fixture_text(GPU + 'nccl-tests-2.17.6-sendrecv-8gpu-no-p2p.out'))
 
 
+def test_errors_are_summed_over_the_summaries_that_reset_them(fixture_text):
+    """gpu-burn zeroes its error counts after each "Summary at:" line (its listenClients):
+    GPU 3's count at the last report before each summary is 0, 0, 4096, 8192, 8192, 8192
+    in the faulty fixture (read off its text): 28672 wrong results in all, not the 8192
+    its last report shows."""
+    r = gpuburn.parse(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s-faulty-gpu3.out'))
+    assert r['gpus'][3]['errors'] == 4096 + 8192 + 8192 + 8192
+
+
+def _gpu_entries(text, gpu, old, new):
+    """``text`` with GPU ``gpu``'s entry of every report's ``old`` field (proc'd, errors or
+    temps) replaced by ``new``, as gpu-burn's print code writes one (a report is a line of
+    its own once read as text: its carriage return a newline)."""
+    ends = {"proc'd": '  errors: ', 'errors': '  temps: ', 'temps': None}
+    out = []
+    for line in text.split('\n'):
+        if "proc'd: " in line and f'{old}: ' in line:
+            head, rest = line.split(f'{old}: ', 1)
+            cut = rest.index(ends[old]) if ends[old] else len(rest)
+            parts = rest[:cut].split(' - ')
+            parts[gpu] = new
+            line = head + f'{old}: ' + ' - '.join(parts) + rest[cut:]
+        out.append(line)
+    return '\n'.join(out)
+
+
+def test_a_temperature_not_read_yet_and_a_gpu_that_never_finished_a_batch(fixture_text):
+    """Where gpu-burn has no temperature for a GPU it prints "--" (its print code:
+    ``clientTemp != 0 ? "%d C " : "-- "``); a GPU whose process never reported a batch stays
+    at "0 (0 Gflop/s)": no figure and no temperature, not a crash."""
+    text = fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out')
+    text = _gpu_entries(text, 7, 'temps', '-- ')
+    text = _gpu_entries(text, 7, "proc'd", '0 (0 Gflop/s) ')
+    r = gpuburn.parse(text)
+    assert r['gpus'][7]['temp_c'] is None and r['gpus'][7]['gflops'] is None
+    assert r['gpus'][7]['reports'] == 0
+    assert r['gpus'][6]['temp_c'] == 62 and r['gpus'][6]['gflops'] == 53278.0
+
+
+@pytest.mark.parametrize('field, entry', [("proc'd", '249 (41437 GFLOPS) '),
+                                          ('errors', 'x ')])
+def test_a_report_with_an_entry_gpu_burn_does_not_print_fails_naming_it(fixture_text, field,
+                                                                          entry):
+    text = _gpu_entries(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out'), 2, field, entry)
+    with pytest.raises(ParseError, match=r'^gpu-burn report "10\.0%  proc\'d: .*": not '
+                                         r'"N \(G Gflop/s\)" and "E" for every GPU$'):
+        gpuburn.parse(text)
+
+
+def test_what_is_not_a_whole_gpu_burn_run_fails_saying_what_is_missing(fixture_text):
+    text = fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out')
+    with pytest.raises(ParseError, match='^gpu-burn output is empty$'):
+        gpuburn.parse(' \n\t\n')
+    with pytest.raises(ParseError, match=r'^no "Burning for N seconds\." line: not gpu-burn '
+                                         r'output \(or it did not start\)$'):
+        gpuburn.parse(text.replace('Burning for', 'Burnt for'))
+    with pytest.raises(ParseError, match=r'^gpu-burn: no progress report \("proc\'d: \.\.\. '
+                                         r'errors: \.\.\. temps: \.\.\."\): no GPU finished '
+                                         r'a batch$'):
+        gpuburn.parse(text[:text.index("10.0%  proc'd")])
+    # the fixture's last report is at 100.0%
+    with pytest.raises(ParseError, match=r'after \d+ report\(s\), the last at 100\.0%: the '
+                                         r'run stopped before its end$'):
+        gpuburn.parse(text[:text.index('Killing processes')])
+    last = text.rindex("proc'd: ")
+    seven = text[:last] + "proc'd: " + text[last:].split(' - ', 1)[1]
+    seven = seven[:seven.rindex('errors: ')] + 'errors: ' + \
+        seven[seven.rindex('errors: '):].split(' - ', 1)[1]
+    seven = seven[:seven.rindex('temps: ')] + 'temps: ' + \
+        seven[seven.rindex('temps: '):].split(' - ', 1)[1]
+    with pytest.raises(ParseError, match='^gpu-burn: its reports name different numbers of '
+                                         'GPUs$'):
+        gpuburn.parse(seven)
+    with pytest.raises(ParseError, match=r'^gpu-burn: "Tested 7 GPUs" with verdicts for GPUs '
+                                         r'\[0, 1, 2, 3, 4, 5, 6, 7\], its reports name 8$'):
+        gpuburn.parse(text.replace('Tested 8 GPUs:', 'Tested 7 GPUs:'))
+
+
 # --- the clocks held down during the burn (nvidia-smi -q -x before and after) ---------------
 def _held(xml, reason, us):
     tag = nvsmi.EVENT_COUNTERS[reason]
