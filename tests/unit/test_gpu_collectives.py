@@ -107,6 +107,73 @@ def test_a_cut_or_foreign_nccl_output_fails_saying_what_is_missing(fixture_text)
         nccl.parse('')
 
 
+_ALL_REDUCE = GPU + 'nccl-tests-2.17.6-all_reduce-8gpu-no-p2p.out'
+_ROW_1M = ('     1048576        262144     float     sum      -1    99.34   10.56   18.47       0'
+           '    99.34   10.56   18.47       0')
+
+
+@pytest.mark.parametrize('column, what', [(5, 'time'), (6, 'algbw'), (7, 'busbw'),
+                                          (8, '#wrong'), (9, 'time'), (10, 'algbw'),
+                                          (11, 'busbw'), (12, '#wrong')])
+def test_a_row_with_a_figure_that_is_no_number_fails_naming_row_and_column(
+        fixture_text, column, what):
+    text = fixture_text(_ALL_REDUCE)
+    assert _ROW_1M in text
+    cols = _ROW_1M.split()
+    cols[column] = 'nan?'
+    bad = '  '.join(cols)
+    with pytest.raises(ParseError) as err:
+        nccl.parse(text.replace(_ROW_1M, bad))
+    assert str(err.value) == f'nccl-tests row "{bad}": {what} "nan?" is no number'
+
+
+def test_an_average_that_is_no_number_fails_naming_its_line(fixture_text):
+    text = fixture_text(_ALL_REDUCE).replace('# Avg bus bandwidth    : 12.9543',
+                                             '# Avg bus bandwidth    : -nan')
+    with pytest.raises(ParseError) as err:
+        nccl.parse(text)
+    assert str(err.value) == ('nccl-tests row "# Avg bus bandwidth    : -nan": the average '
+                              'bus bandwidth "-nan" is no number')
+
+
+def test_lines_around_and_between_the_rows_are_passed_over(fixture_text):
+    """Under MPI and with NCCL_DEBUG set, other programs' lines share nccl-tests' stdout:
+    a launcher's warning before its first line and NCCL's own INFO lines among the rows
+    (``host:pid:tid [rank] NCCL INFO ...``) -- every row is still read."""
+    text = fixture_text(_ALL_REDUCE)
+    text = ('--------------------------------------------------------------------------\n'
+            'WARNING: There was an error initializing an OpenFabrics device.\n' + text)
+    text = text.replace(_ROW_1M + '\n', _ROW_1M + '\nmdx1-gpu01:4100:4100 [0] NCCL INFO '
+                        'Channel 00/02 : 0 1 2 3 4 5 6 7\n')
+    r = nccl.parse(text)
+    assert r['version'] == '2.17.6' and len(r['rows']) == 31
+    assert r['rows'][-1]['size'] == 8589934592
+
+
+def test_each_missing_part_of_a_run_is_said_word_for_word(fixture_text):
+    text = fixture_text(_ALL_REDUCE)
+    with pytest.raises(ParseError) as err:
+        nccl.parse('\n'.join(ln for ln in text.splitlines() if not ln.startswith('#  Rank')))
+    assert str(err.value) == ('no "#  Rank N Group N Pid N on HOST device N [bus] NAME" line: '
+                              'the device report is missing')
+    with pytest.raises(ParseError) as err:
+        nccl.parse(text[:text.index('           8             2')])
+    assert str(err.value) == ('no result row ("size count type redop root time algbw busbw '
+                              '#wrong ..."): the run stopped before its first size')
+    with pytest.raises(ParseError) as err:
+        nccl.parse(fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s.out'))
+    assert str(err.value) == ('no "# nccl-tests version V nccl-headers=N nccl-library=N" '
+                              'line: not the output of nccl-tests 2.x (or the program did not '
+                              'start)')
+    # each line of the footer missing alone: the run did not end as nccl-tests ends one
+    for line in ('# Out of bounds values : 0 OK', '# Avg bus bandwidth    : 12.9543',
+                 '# Collective test concluded: all_reduce_perf'):
+        assert line in text
+        with pytest.raises(ParseError, match=r'^all_reduce_perf: no footer .* after 31 '
+                                             r'row\(s\), the last of 8589934592 B'):
+            nccl.parse(text.replace(line, '#'))
+
+
 # --- gpu-burn ------------------------------------------------------------------------------
 def test_gpu_burn_on_eight_gpus_reads_each_gpu(fixture_text):
     '''The last report of the run: "2988 (53600 Gflop/s) - 2739 (53546 Gflop/s) - ...";

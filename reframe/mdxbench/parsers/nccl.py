@@ -8,6 +8,7 @@ Bandwidths are nccl-tests' own, GB/s of 1e9 B: ``algbw`` (bytes over time) and `
 comparable with the hardware's link speed whatever the rank count). ``#wrong`` is the
 number of elements the data check found wrong in that measurement (``N/A`` when the check
 is off: ``-c 0``); a nonzero count is a GPU, link or library that computes wrong results.'''
+import math
 import re
 
 from . import ParseError, require
@@ -21,10 +22,14 @@ _RANK = re.compile(r'^#\s+Rank\s+(\d+)\s+Group\s+(\d+)\s+Pid\s+(\d+)\s+on\s+(\S+
 
 
 def _number(text, what, line):
+    '''A figure of a row; "nan" or "inf" (printf's of a zero time) is no measurement.'''
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise ParseError(f'nccl-tests row "{line.strip()}": {what} "{text}" is no number') from None
+        value = math.nan
+    if not math.isfinite(value):
+        raise ParseError(f'nccl-tests row "{line.strip()}": {what} "{text}" is no number')
+    return value
 
 
 def _wrong(text, line):
