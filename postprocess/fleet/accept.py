@@ -23,7 +23,7 @@ import pathlib
 import sys
 
 from mdxbench.sitecfg import state_dir
-from mdxbench.post.fleet import jobs, suspects as _suspects, verdicts as _verdicts
+from mdxbench.post.fleet import jobs, sequential as _sequential, suspects as _suspects, verdicts as _verdicts
 from mdxbench.post.store import records, source
 
 
@@ -35,7 +35,7 @@ class Outcome:
     max_in_queue: int
     seconds: float
     job_ids: dict
-    noise: dict = dataclasses.field(default_factory=dict)   # {figure: suspects.Noise}
+    noise: dict = dataclasses.field(default_factory=dict)   # {figure: sequential.Noise}
 
     @property
     def passed(self):
@@ -179,7 +179,7 @@ def default_budget(nodes):
     '''Extra jobs for the suspects by default: half as many as the nodes tested, two at
     least (a round -- every undecided suspect and their buddy -- is one job, and nothing
     is decided on fewer than two paired runs).'''
-    return max(_suspects.MIN_PAIRED, nodes // 2)
+    return max(_sequential.MIN_PAIRED, nodes // 2)
 
 
 def _budget(plan, seq):
@@ -267,7 +267,7 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     def sizing(undecided):
         # how long the next round's runs: as long as the noise needs in the rounds left
         # (known before the first round where repeated runs gave it)
-        return _suspects.next_lengths([c for n in undecided for c in cases[n]], effect, seq,
+        return _sequential.next_lengths([c for n in undecided for c in cases[n]], effect, seq,
                                       budget - spent, _suspects.lengthenable(df), noise)
 
     lengths = sizing(undecided)
@@ -285,7 +285,7 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
         undecided = [n for n in undecided if _suspects.state(cases[n]) == 'undecided']
         if undecided:
             lengths = sizing(undecided)
-    least = _suspects.MIN_PAIRED        # a round is one job; two paired runs decide
+    least = _sequential.MIN_PAIRED        # a round is one job; two paired runs decide
     bound = f'the bound of {budget} extra jobs was reached' + (
         f' (fewer than the {least} paired rounds, one job each, anything is decided on: '
         f'--max-extra-jobs {least} or more)' if budget < least else '')
@@ -328,7 +328,7 @@ def noise_warnings(plan, effect, seq):
             f"({u['noise'].n} repeated-run differences in the history): telling "
             f"{effect:.0%} from nothing takes about {u['need']} paired runs, and {budget} "
             f"extra jobs give a suspect at most {u['capacity']} (its runs "
-            f"{_suspects.MAX_LENGTH}x as long): a suspect of it would end undecided. Run "
+            f"{_sequential.MAX_LENGTH}x as long): a suspect of it would end undecided. Run "
             f"{u['check']} longer (-S {u['check']}.length_factor=F, or its own size), "
             f"give more jobs (--max-extra-jobs), or use --min-effect {u['min_effect']:.0%} "
             f"or more" for u in _suspects.undecidable(history, effect, seq.alpha, seq.beta,

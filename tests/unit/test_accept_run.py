@@ -4,7 +4,6 @@ acceptance-tagged records are of the node ``vm`` of local:debug), the history th
 suspects read, what a dry run says and what a run's outcome tells. (The jobs themselves:
 tests/integration/test_fleet_acceptance.py.)'''
 import json
-import math
 import pathlib
 import re
 import shutil
@@ -101,9 +100,9 @@ def test_a_dry_run_says_what_a_run_would_submit():
 
 
 def test_an_outcome_passes_only_where_every_node_passed_and_carries_its_figures():
-    from mdxbench.post.fleet import suspects
+    from mdxbench.post.fleet import sequential
 
-    nz = {'A bw': suspects.Noise(0.02, 'repeated runs', 9)}
+    nz = {'A bw': sequential.Noise(0.02, 'repeated runs', 9)}
     ok = accept.Outcome([{'node': 'a', 'verdict': 'pass'}], 3, 2, 12.5, {'a': '1'}, nz)
     assert ok.passed and ok.figures() == {'jobs': 3, 'max_in_queue': 2, 'seconds': 12.5}
     assert ok.noise_json() == {'A bw': {'sigma': 0.02, 'source': 'repeated runs', 'n': 9}}

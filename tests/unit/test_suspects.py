@@ -6,7 +6,7 @@ import types
 import numpy as np
 import pytest
 
-from mdxbench.post.fleet import suspects
+from mdxbench.post.fleet import sequential, suspects
 
 
 def test_noise_comes_from_repeated_runs_and_ignores_a_node_that_changed_once():
@@ -15,18 +15,18 @@ def test_noise_comes_from_repeated_runs_and_ignores_a_node_that_changed_once():
     series = {f'n{i}': list(rng.normal(math.log(40 + i), sigma, 4)) for i in range(8)}
     # a node that became a third slower after its second run: one large difference
     series['n0'][2:] = [v + math.log(2 / 3) for v in series['n0'][2:]]
-    nz = suspects.noise(series, fleet_logs=[math.log(40 + i) for i in range(8)])
+    nz = sequential.noise(series, fleet_logs=[math.log(40 + i) for i in range(8)])
     assert nz.source == 'repeated runs' and nz.n == 8 * 3
     assert nz.sigma == pytest.approx(sigma, rel=0.35)
     # one run only: the spread across nodes stands in, and says so
-    nz = suspects.noise({n: s[:1] for n, s in series.items()}, [math.log(v) for v in
+    nz = sequential.noise({n: s[:1] for n, s in series.items()}, [math.log(v) for v in
                                                                 (38, 40, 42, 45, 51, 57)])
     assert nz.source == 'fleet spread' and nz.n == 6
     assert 'too few repeated runs' in nz.describe()
 
 
 def _sprt_runs(deficit, n_seq, sigma=0.10, effect=0.2, alpha=0.01, beta=0.05, cap=200,
-               seed=7, decide=suspects.decide):
+               seed=7, decide=sequential.decide):
     """Run ``n_seq`` sequential tests to their end on paired log ratios of a node short by
     ``deficit`` (noise ``sigma``): the count of each final state, and the mean length."""
     rng = np.random.default_rng(seed)
@@ -84,7 +84,7 @@ def test_swapped_bounds_are_caught():
     from scipy import stats
 
     def swapped(x, sigma, effect, alpha, beta):
-        d = suspects.decide(x, sigma, effect, alpha, beta)
+        d = sequential.decide(x, sigma, effect, alpha, beta)
         upper, lower = math.log((1 - alpha) / beta), math.log(alpha / (1 - beta))
         st = 'confirmed' if d.llr >= upper else 'excluded' if d.llr <= lower else 'undecided'
         return type(d)(st, d.n, d.deficit, d.interval, d.llr, (lower, upper))
@@ -96,7 +96,7 @@ def test_swapped_bounds_are_caught():
     assert ends['excluded'] < 30, ends
     # and the llr itself is the normal likelihood ratio
     x = [-0.1, -0.25, 0.02]
-    d = suspects.decide(x, 0.1, 0.2, alpha=0.01, beta=0.05)
+    d = sequential.decide(x, 0.1, 0.2, alpha=0.01, beta=0.05)
     mu1 = math.log(0.8)
     assert d.llr == pytest.approx(sum(stats.norm.logpdf(v, mu1, 0.1) - stats.norm.logpdf(v, 0, 0.1)
                                       for v in x), rel=1e-12)
@@ -114,7 +114,7 @@ def test_the_deficit_interval_agrees_with_an_independent_computation_and_covers(
     for i in range(N_SEQ):
         n = 2 + i % 7
         x = rng.normal(math.log(1 - true), sigma, n)
-        d = suspects.decide(x, sigma, 0.2, alpha=0.01, beta=0.05)
+        d = sequential.decide(x, sigma, 0.2, alpha=0.01, beta=0.05)
         lo, hi = stats.norm.interval(0.95, loc=float(np.mean(x)), scale=sigma / math.sqrt(n))
         assert d.interval == pytest.approx((1 - math.exp(hi), 1 - math.exp(lo)), abs=1e-12)
         assert d.deficit == pytest.approx(1 - math.exp(float(np.mean(x))), abs=1e-12)
@@ -125,7 +125,7 @@ def test_the_deficit_interval_agrees_with_an_independent_computation_and_covers(
 
 def test_a_decision_gives_the_deficit_with_its_interval():
     x = [math.log(0.7), math.log(0.68), math.log(0.72)]
-    d = suspects.decide(x, 0.05, 0.2, alpha=0.01, beta=0.05)
+    d = sequential.decide(x, 0.05, 0.2, alpha=0.01, beta=0.05)
     assert d.state == 'confirmed' and d.n == 3
     assert d.deficit == pytest.approx(0.30, abs=0.01)
     low, high = d.interval
@@ -161,7 +161,7 @@ def test_suspects_are_nodes_worse_by_the_minimum_effect_and_nodes_below_their_ow
                          'nodes': n, 'tags': 'acceptance', 'result': 'pass'})
     history = records.frame(rows)
     key = 'HpccHpl gflops'
-    quiet = {key: suspects.Noise(0.01, 'repeated runs', 12)}
+    quiet = {key: sequential.Noise(0.01, 'repeated runs', 12)}
     cases = suspects.find(found, 0.2, history, list(values), quiet)
     assert set(cases) == {'b', 'c'}
     assert cases['b'][0]['why'] == 'history' and cases['b'][0]['level_runs'] == 3
@@ -170,12 +170,12 @@ def test_suspects_are_nodes_worse_by_the_minimum_effect_and_nodes_below_their_ow
     # (two nodes' levels differ by 11% from noise alone), or of a noise not known from
     # repeated runs
     one_day = records.frame(rows[:5])
-    noisy = {key: suspects.Noise(0.08, 'repeated runs', 12)}
-    tau = suspects.level_error(0.08, 1, 1)
-    assert not suspects.level_decidable(tau, 0.2, 0.01, 0.05)
+    noisy = {key: sequential.Noise(0.08, 'repeated runs', 12)}
+    tau = sequential.level_error(0.08, 1, 1)
+    assert not sequential.level_decidable(tau, 0.2, 0.01, 0.05)
     assert set(suspects.find(found, 0.2, one_day, list(values), noisy)) == {'c'}
     assert set(suspects.find(found, 0.2, history, list(values))) == {'c'}
-    spread = {key: suspects.Noise(0.01, 'fleet spread', 5)}
+    spread = {key: sequential.Noise(0.01, 'fleet spread', 5)}
     assert set(suspects.find(found, 0.2, history, list(values), spread)) == {'c'}
 
 
@@ -271,15 +271,15 @@ def test_the_pairs_that_would_decide_are_those_of_a_test_with_the_same_errors(si
     from scipy import stats
 
     alpha, beta = 0.01, 0.05
-    n = suspects.pairs_to_decide(sigma, effect, alpha, beta)
+    n = sequential.pairs_to_decide(sigma, effect, alpha, beta)
     delta = -math.log(1 - effect)
 
     def power(k):
         return stats.norm.cdf(delta * math.sqrt(k) / sigma - stats.norm.ppf(1 - alpha))
 
     assert power(n) >= 1 - beta - 1e-9
-    assert n == suspects.MIN_PAIRED or power(n - 1) < 1 - beta
-    text = suspects.to_decide('FioTarget', sigma, 2, effect, alpha, beta)
+    assert n == sequential.MIN_PAIRED or power(n - 1) < 1 - beta
+    text = sequential.to_decide('FioTarget', sigma, 2, effect, alpha, beta)
     assert f'about {n} paired runs' in text and f'{max(n - 2, 0)} more than these' in text
 
 
@@ -293,7 +293,7 @@ def test_runs_of_different_lengths_weigh_by_their_length():
     x = np.array([math.log(0.93), math.log(1.04), math.log(0.97), math.log(0.99)])
     lengths = np.array([1, 1, 4, 4])
     sigma = 0.12 / np.sqrt(lengths)
-    d = suspects.decide(x, sigma, 0.1, alpha=0.01, beta=0.05)
+    d = sequential.decide(x, sigma, 0.1, alpha=0.01, beta=0.05)
     mu1 = math.log(0.9)
     assert d.llr == pytest.approx(float(np.sum(stats.norm.logpdf(x, mu1, sigma)
                                                - stats.norm.logpdf(x, 0, sigma))), rel=1e-12)
@@ -303,7 +303,7 @@ def test_runs_of_different_lengths_weigh_by_their_length():
     assert d.deficit == pytest.approx(1 - math.exp(mean), abs=1e-12)
     assert d.interval == pytest.approx((1 - math.exp(hi), 1 - math.exp(lo)), abs=1e-12)
     # one sigma for all: the unweighted test, as before
-    same = suspects.decide(x, 0.06, 0.1, alpha=0.01, beta=0.05)
+    same = sequential.decide(x, 0.06, 0.1, alpha=0.01, beta=0.05)
     assert same.deficit == pytest.approx(1 - math.exp(float(np.mean(x))), abs=1e-12)
 
 
@@ -316,17 +316,17 @@ def test_a_check_runs_longer_only_where_its_noise_cannot_be_decided_within_the_b
     length); else the least factor that does, at most MAX_LENGTH, never shorter than the
     runs before. Checked by the information it gives, computed here."""
     alpha, beta, effect = 0.01, 0.05, 0.1
-    need = suspects.pairs_to_decide(sigma, effect, alpha, beta)
-    f = suspects.lengthening(sigma, have, effect, alpha, beta, left)
-    assert isinstance(f, int) and have[-1] <= f <= suspects.MAX_LENGTH
+    need = sequential.pairs_to_decide(sigma, effect, alpha, beta)
+    f = sequential.lengthening(sigma, have, effect, alpha, beta, left)
+    assert isinstance(f, int) and have[-1] <= f <= sequential.MAX_LENGTH
     if sum(have) + left * have[-1] >= need:
         assert f == have[-1]
-    elif f < suspects.MAX_LENGTH:
+    elif f < sequential.MAX_LENGTH:
         assert sum(have) + left * f >= need > sum(have) + left * (f - 1)
     else:       # at the cap: the budget would have needed runs at least that long
-        assert f == suspects.MAX_LENGTH
+        assert f == sequential.MAX_LENGTH
         assert sum(have) + left * (f - 1) < need, 'capped where a shorter run would do'
-    assert suspects.lengthening(sigma, have, effect, alpha, beta, 0) == have[-1]
+    assert sequential.lengthening(sigma, have, effect, alpha, beta, 0) == have[-1]
 
 
 def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch, tmp_path):
@@ -382,7 +382,7 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     [case] = v['suspect']
     # longer from the first round (the noise known from the history), never shorter, at
     # most 8x: each round's length is the one its paired run is weighed by
-    assert all(1 < a <= b <= suspects.MAX_LENGTH for a, b in zip(asked, asked[1:] + [asked[-1]]))
+    assert all(1 < a <= b <= sequential.MAX_LENGTH for a, b in zip(asked, asked[1:] + [asked[-1]]))
     assert case['lengths'] == asked and len(asked) >= 2
     assert f'paired runs 1-{len(asked)} made up to {max(asked)}x as long ' \
         '(FioTarget.length_factor)' in case['explain'], case['explain']
@@ -405,15 +405,15 @@ def test_a_first_paired_round_is_made_longer_only_on_noise_from_repeated_runs():
     case = {'key': 'FioTarget %target=node_local %workload=seqwrite bandwidth',
             'check': 'FioTarget %target=node_local %workload=seqwrite', 'x': []}
     knobs = {'FioTarget': {'runtime': 1}}
-    repeated = {case['key']: suspects.Noise(0.03, 'repeated runs', 16)}
-    spread = {case['key']: suspects.Noise(0.03, 'fleet spread', 8)}
+    repeated = {case['key']: sequential.Noise(0.03, 'repeated runs', 16)}
+    spread = {case['key']: sequential.Noise(0.03, 'fleet spread', 8)}
     # planned at the noise it could be: 3% from 16 differences (0.37 x 16 = 5.92 degrees of
     # freedom) is at most 3% x sqrt(5.92 / chi2(0.05, 5.92)) = 5.78% at 95%; a pair of runs
     # 8.17%; at alpha 0.01, beta 0.05, 10% that needs 10 pairs, 2.5 in each of 4 rounds:
     # runs 3x as long (at the estimate itself, 3 pairs: no longer run at all)
-    assert suspects.next_lengths([case], 0.1, seq, 4, knobs, repeated) == {'FioTarget': 3}
-    assert suspects.next_lengths([case], 0.1, seq, 4, knobs, spread) == {}
-    assert suspects.next_lengths([case], 0.1, seq, 4, {}, repeated) == {}     # no knob
+    assert sequential.next_lengths([case], 0.1, seq, 4, knobs, repeated) == {'FioTarget': 3}
+    assert sequential.next_lengths([case], 0.1, seq, 4, knobs, spread) == {}
+    assert sequential.next_lengths([case], 0.1, seq, 4, {}, repeated) == {}     # no knob
 
 
 def test_every_undecided_suspect_is_measured_in_each_round_and_a_round_is_one_job(
@@ -542,10 +542,10 @@ def test_a_figure_too_noisy_for_the_budget_is_said_before_the_first_run(sigma, b
         assert 'FioTarget %target=node_local %workload=seqwrite bandwidth varies' in line
         assert '-S FioTarget.length_factor=F' in line and 'would end undecided' in line
         [u] = suspects.undecidable(verdicts_records(seq.history), 0.1, 0.01, 0.05, budget)
-        assert u['capacity'] == budget * suspects.MAX_LENGTH
+        assert u['capacity'] == budget * sequential.MAX_LENGTH
         sp = u['noise'].sigma * math.sqrt(2)
-        assert suspects.pairs_to_decide(sp, u['min_effect'] + 1e-9, 0.01, 0.05) <= \
-            u['capacity'] < suspects.pairs_to_decide(sp, u['min_effect'] * 0.9, 0.01, 0.05)
+        assert sequential.pairs_to_decide(sp, u['min_effect'] + 1e-9, 0.01, 0.05) <= \
+            u['capacity'] < sequential.pairs_to_decide(sp, u['min_effect'] * 0.9, 0.01, 0.05)
         assert f"--min-effect {u['min_effect']:.0%} or more" in line
 
 
@@ -611,7 +611,7 @@ def test_a_budget_too_small_for_two_paired_runs_says_so(monkeypatch, tmp_path):
 @pytest.mark.parametrize('n', [3, 8, 24, 100])
 def test_runs_are_sized_for_the_noise_the_repetitions_could_hide(n):
     """A noise estimated from ``n`` repeated-run differences (1.4826 x MAD / sqrt(2), as
-    suspects.noise does) is below the true noise often when ``n`` is small: the planning
+    sequential.noise does) is below the true noise often when ``n`` is small: the planning
     noise, its upper confidence bound, covers the true noise at about PLAN_CONFIDENCE
     (simulated here on normal runs, seeded: 91% at 3 differences, whose MAD is coarse; 95-96%
     from 8 on), shrinks toward the estimate as ``n`` grows, and never falls below it."""
@@ -620,18 +620,18 @@ def test_runs_are_sized_for_the_noise_the_repetitions_could_hide(n):
     trials = 2000
     for _ in range(trials):
         runs = {'a': list(rng.normal(0, true, n + 1))}
-        nz = suspects.noise(runs, [])
-        up = suspects.planning_sigma(nz)
+        nz = sequential.noise(runs, [])
+        up = sequential.planning_sigma(nz)
         assert up >= nz.sigma
         covered += up >= true
         ratios.append(up / nz.sigma)
-    assert covered / trials >= suspects.PLAN_CONFIDENCE - (0.05 if n < 8 else 0.01), \
+    assert covered / trials >= sequential.PLAN_CONFIDENCE - (0.05 if n < 8 else 0.01), \
         covered / trials
     if n >= 100:
         assert np.median(ratios) < 1.4
     # one run's spread across nodes is taken as it is
-    spread = suspects.Noise(0.1, 'fleet spread', 8)
-    assert suspects.planning_sigma(spread) == 0.1
+    spread = sequential.Noise(0.1, 'fleet spread', 8)
+    assert sequential.planning_sigma(spread) == 0.1
 
 
 def test_an_error_the_pairs_share_is_carried_by_the_test():
@@ -645,14 +645,14 @@ def test_an_error_the_pairs_share_is_carried_by_the_test():
     from scipy import stats
 
     x, sig, tau, effect = [-0.05, -0.09, -0.07], [0.04, 0.03, 0.03], 0.05, 0.1
-    d = suspects.decide(x, sig, effect, 0.01, 0.05, tau)
+    d = sequential.decide(x, sig, effect, 0.01, 0.05, tau)
     w = 1 / np.square(sig)
     mean, se = np.sum(w * x) / np.sum(w), math.sqrt(1 / np.sum(w) + tau ** 2)
     mu1 = math.log(1 - effect)
     assert d.llr == pytest.approx(stats.norm.logpdf(mean, mu1, se) - stats.norm.logpdf(mean, 0, se))
     z = stats.norm.ppf(0.975)
     assert d.interval == pytest.approx([1 - math.exp(mean + z * se), 1 - math.exp(mean - z * se)])
-    plain = suspects.decide(x, sig, effect, 0.01, 0.05)
+    plain = sequential.decide(x, sig, effect, 0.01, 0.05)
     assert plain.llr == pytest.approx(float(np.sum(stats.norm.logpdf(x, mu1, sig)
                                                    - stats.norm.logpdf(x, 0, sig))))
     # healthy nodes against a baseline known to tau = 4.6% (levels of a few runs at 8%
@@ -660,8 +660,8 @@ def test_an_error_the_pairs_share_is_carried_by_the_test():
     # (no number of pairs could decide against it at these error rates)
     rng = np.random.default_rng(45)
     alpha, sigma_pair, tau = 0.01, 0.04, 0.046
-    assert not suspects.level_decidable(tau, effect, alpha, 0.05)
-    assert suspects.pairs_to_decide(sigma_pair, effect, alpha, 0.05, tau) == math.inf
+    assert not sequential.level_decidable(tau, effect, alpha, 0.05)
+    assert sequential.pairs_to_decide(sigma_pair, effect, alpha, 0.05, tau) == math.inf
     fails = {True: 0, False: 0}
     trials = 4000
     for _ in range(trials):
@@ -669,7 +669,7 @@ def test_an_error_the_pairs_share_is_carried_by_the_test():
         xs = list(b + rng.normal(0, sigma_pair, 4))
         for carried in (True, False):
             for n in range(2, 5):
-                dn = suspects.decide(xs[:n], sigma_pair, effect, alpha, 0.05,
+                dn = sequential.decide(xs[:n], sigma_pair, effect, alpha, 0.05,
                                      tau if carried else 0.0)
                 if dn.state != 'undecided':
                     fails[carried] += dn.state == 'confirmed'
@@ -692,7 +692,7 @@ def _history_case(sigma):
 
     history = records.frame(sum((_rows(20 + day, LEVELS) for day in range(3)), []))
     found = [_verdict(n, v, 41) for n, v in FIRST.items()]
-    noise = {'HpccHpl gflops': suspects.Noise(sigma, 'repeated runs', 12)}
+    noise = {'HpccHpl gflops': sequential.Noise(sigma, 'repeated runs', 12)}
     cases = suspects.find(found, 0.2, history, list(FIRST), noise)
     [case] = cases['b']
     # b's first run: 44/41 of the fleet where it used to be 60/42: 25% below its level
@@ -756,7 +756,7 @@ def test_a_deficit_between_none_and_the_effect_stays_undecided_where_the_baselin
     assert case['tau'] > 0.02
     assert len(case['x']) == 5 and case['decision'].state == 'undecided', case['decision']
     # the same runs against a baseline known exactly: confirmed (what the error prevents)
-    exact = suspects.decide(case['x'], case['sigma_pair'], 0.2, 0.01, 0.05)
+    exact = sequential.decide(case['x'], case['sigma_pair'], 0.2, 0.01, 0.05)
     assert exact.state == 'confirmed', exact
 
 
@@ -765,7 +765,7 @@ def test_a_level_is_decidable_where_twice_its_error_fits_in_the_effect(tau, deci
     """At alpha 0.01, beta 0.05 and a 10% effect: z = 2.3263 + 1.6449 = 3.9712, and
     |ln 0.9| = 0.10536 = 2 x 0.013266 x z: a level known to 1.30% is decidable, one known
     to 1.35% is not."""
-    assert bool(suspects.level_decidable(tau, 0.1, 0.01, 0.05)) is decidable
+    assert bool(sequential.level_decidable(tau, 0.1, 0.01, 0.05)) is decidable
 
 
 @pytest.mark.parametrize('sigma, have, left, tau, f', [
@@ -782,8 +782,8 @@ def test_the_next_runs_are_as_long_as_the_rounds_left_need(sigma, have, left, ta
     """The length of the next paired runs, worked out by hand above (the fixed-sample size
     of a one-sided test at alpha 0.01, beta 0.05, effect 10%): most cases below the cap,
     where the length is the figure the budget needs, not merely at most 8."""
-    assert suspects.MAX_LENGTH == 8
-    assert suspects.lengthening(sigma, have, 0.1, 0.01, 0.05, left, tau=tau) == f
+    assert sequential.MAX_LENGTH == 8
+    assert sequential.lengthening(sigma, have, 0.1, 0.01, 0.05, left, tau=tau) == f
 
 
 @pytest.mark.parametrize('source, state', [('repeated runs', 'confirmed'),
@@ -800,7 +800,7 @@ def test_paired_runs_are_decided_only_on_the_noise_of_repeated_runs(source, stat
     found = [_verdict(n, v, 41) for n, v in FIRST.items()]
     cases = suspects.find(found, 0.2, None, list(FIRST))
     seq = types.SimpleNamespace(alpha=0.01, beta=0.05)
-    noise = {'HpccHpl gflops': suspects.Noise(0.01, source, 5)}
+    noise = {'HpccHpl gflops': sequential.Noise(0.01, source, 5)}
     rows, starts = _rows(25, FIRST), []
     for hour, (c, d) in enumerate([(29.0, 41.0), (30.0, 41.5)], start=1):
         starts.append(dt.datetime(2026, 11, 25, hour, tzinfo=dt.timezone.utc))

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from mdxbench.post.fleet import suspects
+from mdxbench.post.fleet import sequential, suspects
 from mdxbench.post.store import records
 
 SEQ = types.SimpleNamespace(alpha=0.01, beta=0.05)
@@ -21,24 +21,24 @@ def test_a_first_run_is_of_the_checks_own_length_where_the_rounds_left_suffice()
     '''At 5% a pair the test needs 4 paired runs (effect 10%, alpha 0.01, beta 0.05: room
     (|ln 0.9| / 3.9712)^2 = 0.00070390, 0.0025 / 0.00070390 = 3.55 -> 4); with none made
     and 4 rounds left, runs of the check's own length do.'''
-    assert suspects.lengthening(0.05, [], 0.1, 0.01, 0.05, 4) == 1
+    assert sequential.lengthening(0.05, [], 0.1, 0.01, 0.05, 4) == 1
     # with no round left the last length stays
-    assert suspects.lengthening(0.15, [1, 1, 3], 0.1, 0.01, 0.05, 0) == 3
+    assert sequential.lengthening(0.15, [1, 1, 3], 0.1, 0.01, 0.05, 0) == 3
 
 
 def test_a_noise_no_number_of_runs_decides_asks_for_the_longest_runs():
     '''A baseline known to 3% (tau^2 0.0009 > 0.00070390): no paired runs decide a 10%
     effect -- the next runs are as long as the cap allows.'''
-    assert suspects.pairs_to_decide(0.05, 0.1, 0.01, 0.05, tau=0.03) == math.inf
-    assert suspects.lengthening(0.05, [1, 1], 0.1, 0.01, 0.05, 3, cap=5, tau=0.03) == 5
+    assert sequential.pairs_to_decide(0.05, 0.1, 0.01, 0.05, tau=0.03) == math.inf
+    assert sequential.lengthening(0.05, [1, 1], 0.1, 0.01, 0.05, 3, cap=5, tau=0.03) == 5
 
 
 def test_checks_that_declare_no_knob_are_not_made_longer_and_a_check_takes_its_longest_case():
     '''next_lengths: two cases of FioTarget (one at 10% a pair: 4x over 4 rounds, one at
     5%: 1x) -> FioTarget 4; HpccHpl declares no knob: not listed; a case not measured again
     whose noise is one run's spread: not sized (the other's length stands).'''
-    noisy = suspects.Noise(0.10 / math.sqrt(2), 'repeated runs', 400)
-    quiet = suspects.Noise(0.05 / math.sqrt(2), 'repeated runs', 400)
+    noisy = sequential.Noise(0.10 / math.sqrt(2), 'repeated runs', 400)
+    quiet = sequential.Noise(0.05 / math.sqrt(2), 'repeated runs', 400)
     cases = [{'check': 'HpccHpl', 'key': 'd', 'x': [0.0, 0.0], 'sigma_pair': 0.2,
               'noise': noisy, 'lengths': [1, 1]},
              {'check': 'FioTarget %workload=seqwrite', 'key': 'c', 'x': []},
@@ -46,8 +46,8 @@ def test_checks_that_declare_no_knob_are_not_made_longer_and_a_check_takes_its_l
               'sigma_pair': 0.10, 'noise': noisy, 'lengths': [1, 1]},
              {'check': 'FioTarget %workload=randread', 'key': 'b', 'x': [0.0, 0.0],
               'sigma_pair': 0.05, 'noise': quiet, 'lengths': [1, 1]}]
-    spread = {'c': suspects.Noise(0.5, 'fleet spread', 8)}
-    out = suspects.next_lengths(cases, 0.1, SEQ, 4, {'FioTarget': ['runtime']}, spread)
+    spread = {'c': sequential.Noise(0.5, 'fleet spread', 8)}
+    out = sequential.next_lengths(cases, 0.1, SEQ, 4, {'FioTarget': ['runtime']}, spread)
     # planning_sigma at 400 differences: 148 degrees of freedom, chi2(0.05) = 120.8:
     # sigma x 1.107 -> 11.07% a pair: need 18, 16 missing over 4 -> 4
     assert out == {'FioTarget': 4}
@@ -55,15 +55,15 @@ def test_checks_that_declare_no_knob_are_not_made_longer_and_a_check_takes_its_l
     # the larger; a shared error (tau 2.5%: room 0.00070390 - 0.000625 = 0.0000789) asks
     # 0.01225 / 0.0000789 = 156 pairs: the cap
     small = [dict(cases[2], sigma_pair=0.02)]
-    assert suspects.next_lengths(small, 0.1, SEQ, 4, {'FioTarget': ['runtime']}) == \
+    assert sequential.next_lengths(small, 0.1, SEQ, 4, {'FioTarget': ['runtime']}) == \
         {'FioTarget': 4}
-    assert suspects.next_lengths([dict(small[0], tau=0.025)], 0.1, SEQ, 4,
+    assert sequential.next_lengths([dict(small[0], tau=0.025)], 0.1, SEQ, 4,
                                  {'FioTarget': ['runtime']}) == {'FioTarget': 8}
     # a quiet check alone stays at its own length; a case not measured again with noise
     # from repeated runs is sized at once (18 pairs, none made yet: 18 / 4 -> 5)
-    assert suspects.next_lengths(cases[3:], 0.1, SEQ, 4, {'FioTarget': ['runtime']}) == \
+    assert sequential.next_lengths(cases[3:], 0.1, SEQ, 4, {'FioTarget': ['runtime']}) == \
         {'FioTarget': 1}
-    assert suspects.next_lengths(cases[1:2], 0.1, SEQ, 4, {'FioTarget': ['runtime']},
+    assert sequential.next_lengths(cases[1:2], 0.1, SEQ, 4, {'FioTarget': ['runtime']},
                                  {'c': noisy}) == {'FioTarget': 5}
 
 
@@ -80,11 +80,11 @@ def test_what_would_decide_an_undecided_suspect_counts_the_shared_error():
     '''At 10% a pair and a baseline known to 1%: room 0.00070390 - 0.0001 = 0.00060390,
     0.01 / 0.00060390 = 16.56 -> 17 paired runs; with 2 made, 15 more, or runs 17 / 2 ->
     9x as long.'''
-    assert suspects.to_decide('HpccHpl', 0.10, 2, 0.1, 0.01, 0.05, tau=0.01) == (
+    assert sequential.to_decide('HpccHpl', 0.10, 2, 0.1, 0.01, 0.05, tau=0.01) == (
         'to decide: about 17 paired runs at this noise (10.0% a pair, 15 more than these: '
         '--max-extra-jobs), or HpccHpl run about 9x as long')
     # with one paired run made, runs as long as the two the test starts with
-    assert suspects.to_decide('HpccHpl', 0.10, 1, 0.1, 0.01, 0.05).endswith(
+    assert sequential.to_decide('HpccHpl', 0.10, 1, 0.1, 0.01, 0.05).endswith(
         'about 15 paired runs at this noise (10.0% a pair, 14 more than these: '
         '--max-extra-jobs), or HpccHpl run about 8x as long')
 
@@ -152,7 +152,7 @@ def test_the_buddy_is_nearest_the_median_on_all_the_suspects_figures_together():
 
 # --- a node's state and its words -----------------------------------------------------
 def _decision(state, n, deficit, lo, hi):
-    return suspects.Decision(state, n, deficit, (lo, hi), 1.5, (-2.9, 4.5))
+    return sequential.Decision(state, n, deficit, (lo, hi), 1.5, (-2.9, 4.5))
 
 
 def test_a_node_is_confirmed_on_any_figure_excluded_only_on_all():
@@ -169,7 +169,7 @@ def _fleet_case():
     return {'key': 'FioTarget bandwidth', 'check': 'FioTarget', 'why': 'fleet',
             'deficit_first': 0.27, 'first': 7.3, 'unit': 'GB/s', 'runs': [5.1, 5.0, 5.2],
             'buddy_runs': [7.0, 7.1, 7.0], 'baseline': 0.0, 'x': [-0.3, -0.31, -0.29],
-            'lengths': [1, 2, 4], 'noise': suspects.Noise(0.02, 'repeated runs', 12),
+            'lengths': [1, 2, 4], 'noise': sequential.Noise(0.02, 'repeated runs', 12),
             'sigma_pair': 0.02 * math.sqrt(2),
             'decision': _decision('confirmed', 3, 0.26, 0.2, 0.31)}
 
@@ -203,7 +203,7 @@ def test_an_undecided_history_suspect_says_why_and_what_would_decide_it():
     c = {'key': 'HpccHpl gflops', 'check': 'HpccHpl', 'why': 'history', 'deficit_first': 0.12,
          'level_runs': 5, 'tau': 0.012, 'first': 44.0, 'unit': 'GFLOPS', 'runs': [44.0],
          'buddy_runs': [48.0], 'baseline': -0.02, 'x': [-0.1], 'lengths': [1],
-         'noise': suspects.Noise(0.03, 'repeated runs', 9), 'sigma_pair': 0.05,
+         'noise': sequential.Noise(0.03, 'repeated runs', 9), 'sigma_pair': 0.05,
          'decision': _decision('undecided', 1, 0.095, -0.02, 0.2)}
     v = {'node': 'n3', 'verdict': 'pass', 'reasons': [], 'keys': []}
     suspects.settle(v, [c], 'n4', 0.1, SEQ, 'budget spent')
@@ -220,7 +220,7 @@ def test_an_undecided_history_suspect_says_why_and_what_would_decide_it():
 
 
 def test_a_suspect_on_one_runs_spread_or_never_measured_again_stays_undecided_and_says_so():
-    spread = dict(_fleet_case(), noise=suspects.Noise(0.02, 'fleet spread', 8), lengths=[1, 1],
+    spread = dict(_fleet_case(), noise=sequential.Noise(0.02, 'fleet spread', 8), lengths=[1, 1],
                   decision=_decision('undecided', 2, 0.3, 0.25, 0.35))
     lost = dict(_fleet_case(), key='NetperfTcpRR mean_rtt', unit='us', first=90.0,
                 deficit_first=0.15, decision=None, x=[], sigma_pair=None)
@@ -266,7 +266,7 @@ def test_each_figure_gets_its_deficit_interval_from_its_noise():
     '''90 against a median of 100 at a noise of 2%: ln 0.9 -+ 1.95996 x 0.02 -> deficit
     interval 6.402% to 13.460%; lower-better 110 against 100: 5.457% to 12.586%. A figure
     without a known noise, or with no value, gets none.'''
-    nz = suspects.Noise(0.02, 'repeated runs', 12)
+    nz = sequential.Noise(0.02, 'repeated runs', 12)
     found = [{'node': 'n0', 'verdict': 'pass', 'reasons': [],
               'measurements': [_m('C', 90.0, 100.0), _m('A', 90.0, 100.0),
                                _m('B', 110.0, 100.0, 'lower'), _m('A', 0.0, 100.0),
@@ -303,10 +303,10 @@ def test_the_likelihood_ratio_is_that_of_the_normal_densities():
     x, mu1 = np.array([-0.1, -0.25, 0.02, 0.3]), math.log(0.8)
     for sig in (0.1, np.array([0.1, 0.05, 0.2, 0.07])):
         want = float(np.sum(stats.norm.logpdf(x, mu1, sig) - stats.norm.logpdf(x, 0, sig)))
-        assert suspects.normal_llr(x, mu1, sig) == pytest.approx(want, rel=1e-12)
-    assert suspects.normal_llr(-0.05, mu1, 0.03) == pytest.approx(
+        assert sequential.normal_llr(x, mu1, sig) == pytest.approx(want, rel=1e-12)
+    assert sequential.normal_llr(-0.05, mu1, 0.03) == pytest.approx(
         stats.norm.logpdf(-0.05, mu1, 0.03) - stats.norm.logpdf(-0.05, 0, 0.03), rel=1e-12)
-    assert suspects.Z_CONFIDENCE == pytest.approx(1.959964, abs=1e-6)
+    assert sequential.Z_CONFIDENCE == pytest.approx(1.959964, abs=1e-6)
 
 
 # --- the clock, levels and noises ----------------------------------------------------
@@ -339,9 +339,9 @@ def test_a_suspects_first_run_is_no_repetition_and_a_figure_without_runs_has_the
              'B bw': {'n0': 0.0, 'n1': 0.1, 'n2': 0.3}, None: {'A bw': 'higher', 'B bw': 'higher'}}
     chosen = suspects.noises(session, None, first, chosen=('n1',))
     plain = suspects.noises(session, None, first)
-    assert chosen['A bw'] == suspects.Noise(pytest.approx(0.074014, abs=1e-6), 'repeated runs', 5)
+    assert chosen['A bw'] == sequential.Noise(pytest.approx(0.074014, abs=1e-6), 'repeated runs', 5)
     assert plain['A bw'].n == 6
-    assert chosen['B bw'] == suspects.Noise(pytest.approx(1.4826 * 0.1), 'fleet spread', 3)
+    assert chosen['B bw'] == sequential.Noise(pytest.approx(1.4826 * 0.1), 'fleet spread', 3)
 
 
 # --- update(): each case from its own records ------------------------------------------
@@ -351,8 +351,8 @@ def test_each_undecided_case_takes_its_pairs_runs_and_a_decided_or_unmeasured_on
     its paired run is b's over d's. A round where d measured nothing leaves it too.'''
     from mdxbench.post.store import records
 
-    nz = suspects.Noise(0.01, 'repeated runs', 12)
-    decided = suspects.Decision('excluded', 3, 0.0, (0.0, 0.0), -9.0, (-2.9, 4.5))
+    nz = sequential.Noise(0.01, 'repeated runs', 12)
+    decided = sequential.Decision('excluded', 3, 0.0, (0.0, 0.0), -9.0, (-2.9, 4.5))
 
     def case(check, decision=None):
         return {'key': f'{check} bw', 'check': check, 'better': 'higher', 'why': 'fleet',
@@ -396,7 +396,7 @@ def test_a_buddy_without_an_earlier_level_stands_at_the_fleets_median():
     rows = [{'time': t1.isoformat(), 'system': 's', 'partition': 'p', 'check': 'A',
              'perf_var': 'bw', 'value': v, 'unit': 'GB/s', 'better': 'higher', 'nodes': n,
              'tags': 'acceptance', 'result': 'pass'} for n, v in (('b', 90.0), ('d', 100.0))]
-    noise = {'A bw': suspects.Noise(0.02, 'repeated runs', 12)}
+    noise = {'A bw': sequential.Noise(0.02, 'repeated runs', 12)}
     suspects.update([c], records.frame(rows), [t1], 'b', 'd', noise, 0.2, SEQ)
     assert c['baseline'] == pytest.approx(0.1)
     assert c['tau'] == pytest.approx(0.02 * math.sqrt(0.5))
@@ -434,7 +434,7 @@ def test_a_shared_error_as_large_as_the_whole_room_leaves_no_number_of_pairs():
     from scipy import stats
 
     tau = abs(math.log(0.9)) / (stats.norm.ppf(0.99) + stats.norm.ppf(0.95))
-    assert suspects.pairs_to_decide(0.05, 0.1, 0.01, 0.05, tau=tau) == math.inf
+    assert sequential.pairs_to_decide(0.05, 0.1, 0.01, 0.05, tau=tau) == math.inf
 
 
 def test_a_runs_length_factor_is_what_its_record_says_and_never_below_one():
@@ -498,12 +498,12 @@ def test_runs_that_never_vary_give_no_noise_and_three_nodes_give_a_spread():
     anything: the spread across three nodes stands in (0, 0.1, 0.3: MAD 0.1); nodes all
     alike give none either; two nodes are no spread.'''
     same = {'n0': [0.5] * 5}
-    assert suspects.noise(same, [0.0, 0.1, 0.3]) == suspects.Noise(
+    assert sequential.noise(same, [0.0, 0.1, 0.3]) == sequential.Noise(
         pytest.approx(0.14826), 'fleet spread', 3)
-    assert suspects.noise(same, [0.2, 0.2, 0.2, 0.3]) is None
-    assert suspects.noise({}, [0.0, 0.3]) is None
+    assert sequential.noise(same, [0.2, 0.2, 0.2, 0.3]) is None
+    assert sequential.noise({}, [0.0, 0.3]) is None
 
 
 def test_a_decision_needs_a_paired_observation():
     with pytest.raises(ValueError, match=r'^decide\(\): no paired observation to decide on$'):
-        suspects.decide([], 0.1, 0.2, 0.01, 0.05)
+        sequential.decide([], 0.1, 0.2, 0.01, 0.05)
