@@ -209,6 +209,10 @@ setup() {
     elif [[ -n ${MDXBENCH_SPACK_TARBALL:-} ]]; then
         setup_own
         echo own >"$SPACK_HOME/mode"
+    elif [[ -x $WRAPPER && -d $SPACK_HOME/spack && $(cat "$SPACK_HOME/mode" 2>/dev/null) == own ]]; then
+        # ours, set up by an earlier run that was given the archives: kept as it is (a
+        # later ci/test.sh without MDXBENCH_SPACK_TARBALL must not lose its builds)
+        log "Spack: ours, set up earlier in $SPACK_HOME/spack (MDXBENCH_SPACK_TARBALL unset: kept as it is)"
     elif [[ ${MDXBENCH_SPACK_FETCH:-1} == 1 ]] && fetch_pinned; then
         setup_own
         echo own >"$SPACK_HOME/mode"

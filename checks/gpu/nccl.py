@@ -10,6 +10,7 @@
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, run_before, variable
 
+from mdxbench import settings
 from mdxbench.base import MdxBenchTest
 from mdxbench.gpu import GpuMixin, gpu_count
 from mdxbench.jobsteps import partition_nodes
@@ -40,6 +41,9 @@ class NcclTests(GpuMixin, MdxBenchTest):
     @run_after('init')
     def name_the_program(self):
         self.bench_binary = f'{self.collective}_perf'
+        if self.scope == 'nodes':
+            # a pair check: `mdxbench accept` runs it on two nodes for one of them
+            self.tags = self.tags | {'pair'}
 
     def not_here(self):
         why = super().not_here()
@@ -48,7 +52,10 @@ class NcclTests(GpuMixin, MdxBenchTest):
         if why or (self.scope == 'node' and gpus < 2):
             return why or f'{where} has {gpus} GPU per node: a collective within a node needs two'
         if self.scope == 'nodes':
-            if self.current_partition.scheduler.registered_name == 'local':
+            if self.current_partition.scheduler.registered_name == 'local' and \
+                    not settings.get('MDXBENCH_PAIR_SUBJECT'):
+                # (inside the two-node allocation `mdxbench accept` gives a pair check,
+                # the allocation's srun reaches both nodes)
                 return f'{where} runs its jobs on this one node: a collective across nodes needs two'
             nodes = partition_nodes(self.current_partition)
             if nodes is not None and nodes < 2:

@@ -58,13 +58,13 @@ def run(args):
         jobs.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
                   nodes=args.nodes.split(',') if args.nodes else None), poll=args.poll)
     rf_args = options.reframe_args(args.reframe_args)
-    cases, files = jobs.acceptance_cases(args.system, args.partition, rf_args)
+    cases, files, pairs = jobs.acceptance_cases(args.system, args.partition, rf_args)
     if not cases:
         print(f'mdxbench accept: no acceptance check selected for {args.system}:'
               f'{args.partition} with {" ".join(rf_args) or "no options"}', file=sys.stderr)
         return exits.USAGE
     if args.dry_run:
-        print(accept.dry_run(plan, cases))
+        print(accept.dry_run(plan, cases, pairs))
         return 0
     out = accept.new_out_dir(args.out)
     seq = None if args.no_suspects else accept.sequential(
@@ -73,7 +73,7 @@ def run(args):
     progress = text.JobProgress(quiet=args.quiet)
     try:
         res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
-                         args.retests, sequential=seq, progress=progress,
+                         args.retests, sequential=seq, progress=progress, pairs=bool(pairs),
                          log=(lambda line: None) if args.quiet else print)
     finally:
         progress.close()

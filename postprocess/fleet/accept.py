@@ -16,6 +16,14 @@ suspect again with one healthy node near the median, all in **one** job
 (:func:`~mdxbench.post.fleet.jobs.run_round`), and a sequential test on the paired ratios
 confirms the deficit (fail), excludes it (pass) or, when the bound on extra jobs is spent,
 leaves the node *undecided* (neither drained nor passed).
+
+Pair checks (nccl-tests across nodes: :data:`~mdxbench.post.fleet.jobs.PAIR_TAG`) run after
+the nodes' jobs, a two-node job for each node with the next one as partner
+(:func:`~mdxbench.post.fleet.jobs.ring`); the figure is its subject's reading. A slow node
+spoils its predecessor's reading too: both become suspects, and the rounds settle them --
+each suspect's pair run with the healthy buddy as partner, paired with the buddy's own
+run with a second healthy node, the same round. A node measured again gets a pair run
+with a passed node as partner.
 '''
 import dataclasses
 import datetime as dt
@@ -109,17 +117,32 @@ def sequential(alpha, beta, max_extra_jobs, history_paths=(), history_es=False, 
 
 
 def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print,
-        sequential=None, progress=None):
+        sequential=None, progress=None, pairs=False):
     '''Jobs, verdicts and re-measurements of one acceptance run; an :class:`Outcome`.
     ``outliers``: z, min_effect and gross of the verdicts; ``sequential``: how suspects
-    are decided (:class:`Sequential`; None: suspects are not looked for). Figures the
-    history shows too noisy to decide are warned of on standard error before any job.'''
+    are decided (:class:`Sequential`; None: suspects are not looked for); ``pairs``: the
+    selection has pair checks (:func:`pair_runs`). Figures the history shows too noisy to
+    decide are warned of on standard error before any job.'''
     for line in noise_warnings(plan, outliers.get('min_effect') or _verdicts.MIN_EFFECT,
                                sequential):
         print(line, file=sys.stderr)
     fig = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log,
                    progress=progress)
     ids = dict(fig['job_ids'])
+
+    def pair_runs(which, what):
+        # the pair checks' jobs (each a node's reading with its partner), after the nodes'
+        if not which:
+            return
+        more = jobs.run(plan, out, reframe_args, time_limit, files=files, log=log,
+                        progress=progress, what=what, pairs=which)
+        ids.update(more['job_ids'])
+        for k in ('jobs', 'seconds'):
+            fig[k] += more[k]
+        fig['max_in_queue'] = max(fig['max_in_queue'], more['max_in_queue'])
+
+    if pairs:
+        pair_runs(jobs.ring(plan.testable), 'pair runs')
     # with the suspects' test, a retest decides only gross outliers and failed checks: an
     # outlier short of gross is a suspect, decided on paired runs with their noise
     paired = sequential is not None
@@ -143,6 +166,8 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
         # a retest of fewer nodes no more, a round one job)
         for k in ('jobs', 'seconds'):
             fig[k] += more[k]
+        if pairs:
+            pair_runs(retest_pairs(again, found, plan.testable), 'pair runs measured again')
         # a failure counts when the same thing failed the time before too
         found = _verdicts.confirm(judge(plan, out, ids, outliers, paired), previous)
     for v in found:
@@ -152,19 +177,53 @@ def run(plan, out, reframe_args, time_limit, files, outliers, retests, log=print
     if sequential is not None:
         effect = outliers.get('min_effect') or _verdicts.MIN_EFFECT
 
-        def measure(nodes, lengths=None):
+        def measure(nodes, lengths=None, pairs=()):
             # checks run longer where their noise asks for it: -S Check.length_factor=F;
-            # the suspects and their buddy in one job
+            # the suspects and their buddy in one job (and the round's pair runs)
             fig['rounds'] = fig.get('rounds', 0) + 1
             more = jobs.run_round(plan, nodes, out, [*reframe_args, *length_args(lengths)],
                                   time_limit, files=files, log=log,
-                                  name=f"round-{fig['rounds']}", progress=progress)
+                                  name=f"round-{fig['rounds']}", progress=progress,
+                                  pairs=pairs)
             ids.update(more['job_ids'])
             for k in ('jobs', 'seconds'):
                 fig[k] += more[k]
 
         noise = decide_suspects(plan, out, found, effect, sequential, measure, log)
     return Outcome(found, fig['jobs'], fig['max_in_queue'], fig['seconds'], ids, noise)
+
+
+def retest_pairs(again, found, testable):
+    '''The pair runs of nodes measured again: each with a partner that passed (the first
+    by name; none passed: the next node measured again, as in the first run).'''
+    passed = sorted(v['node'] for v in found if v['verdict'] == 'pass' and v['node'] in testable)
+    if passed:
+        return [(n, passed[0]) for n in again]
+    return jobs.ring(again)
+
+
+def pair_keys(session):
+    '''The figures (``check perf_var``) of this run's pair checks: those whose records are
+    a node's run with a partner (``meta.pair_partner``).'''
+    import polars as pl
+
+    if session.is_empty():
+        return set()
+    rows = session.filter(pl.col('meta').str.json_path_match('$.pair_partner').is_not_null())
+    # (keyed as the suspects' cases are: check and perf var)
+    return {f'{c} {v}' for c, v in rows.select('check', 'perf_var').iter_rows()}
+
+
+def round_pairs(undecided, cases, buddy, second, keys):
+    '''The pair runs of a round: each undecided suspect of a pair figure (``keys``) with the
+    buddy as partner, and the buddy with ``second`` (another healthy node) -- the buddy's
+    own reading of the round, against which each suspect's is paired. None where no
+    suspect has a pair figure, or no second healthy node exists.'''
+    mine = [n for n in undecided if any(c['key'] in keys and _suspects.state([c]) == 'undecided'
+                                        for c in cases[n])]
+    if not mine or second is None:
+        return []
+    return [(n, buddy) for n in mine] + [(buddy, second)]
 
 
 def session_records(plan, out):
@@ -263,6 +322,11 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     spent, rounds = 0, []
     undecided = sorted(cases)
     df = session_records(plan, out)
+    # a pair figure's suspects run with the buddy as partner; the buddy with a second
+    # healthy node, its own reading of the round
+    pkeys = pair_keys(df)
+    second = _suspects.pick_buddy([n for n in healthy if n != buddy], keys, first) \
+        if pkeys else None
 
     def sizing(undecided):
         # how long the next round's runs: as long as the noise needs in the rounds left
@@ -272,9 +336,10 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
 
     lengths = sizing(undecided)
     while undecided and spent < budget:
-        log(round_line(buddy, undecided, lengths))
+        pairs = round_pairs(undecided, cases, buddy, second, pkeys)
+        log(round_line(buddy, undecided, lengths, pairs))
         start = _suspects.now()
-        measure(round_nodes(undecided, buddy), lengths)
+        measure(round_nodes(undecided, buddy), lengths, pairs=pairs)
         spent += 1
         rounds.append(start)
         df = session_records(plan, out)
@@ -295,11 +360,13 @@ def decide_suspects(plan, out, found, effect, seq, measure, log=print):
     return noise
 
 
-def round_line(buddy, undecided, lengths):
-    '''The log line of a round: the suspects, their buddy, the checks made longer.'''
+def round_line(buddy, undecided, lengths, pairs=()):
+    '''The log line of a round: the suspects, their buddy, the checks made longer, the
+    pair runs.'''
     longer = ', '.join(f'{cls} {f}x as long' for cls, f in sorted(lengths.items()) if f > 1)
     return (f"mdxbench accept: suspects measured again with {buddy}, in one job: "
-            f"{', '.join(undecided)}" + (f' ({longer}: their noise)' if longer else ''))
+            f"{', '.join(undecided)}" + (f' ({longer}: their noise)' if longer else '')
+            + (f"; pair runs {', '.join(f'{s}+{p}' for s, p in pairs)}" if pairs else ''))
 
 
 def round_nodes(undecided, buddy):
@@ -335,12 +402,17 @@ def noise_warnings(plan, effect, seq):
                                                        budget)]
 
 
-def dry_run(plan, cases):
-    '''What a run would do: nodes to test and not, jobs against ``--distribute``'s.'''
+def dry_run(plan, cases, pairs=0):
+    '''What a run would do: nodes to test and not, jobs against ``--distribute``'s
+    (``pairs``: how many of the ``cases`` are pair checks, a job for each node's pair run).'''
     untested = ', '.join(f'{n} {s}' for n, s in plan.untested.items()) or '-'
+    runs = len(jobs.ring(plan.testable)) if pairs else 0
     return (f'nodes to test: {len(plan.testable)} ({", ".join(plan.testable)}); not tested: '
             f'{len(plan.untested)} ({untested})\n'
-            f'acceptance test cases per node: {cases}\n'
-            f'jobs: mdxbench accept submits {len(plan.testable)}, at most {plan.max_jobs} '
-            f'queued at once; reframe --distribute=all would submit '
-            f'{len(plan.testable) * cases} ({len(plan.testable)} x {cases})')
+            f'acceptance test cases per node: {cases}'
+            + (f' ({pairs} of them pair checks, run on the node and the next one)'
+               if pairs else '') + '\n'
+            f'jobs: mdxbench accept submits {len(plan.testable) + runs}'
+            + (f' ({len(plan.testable)} nodes, {runs} pair runs)' if pairs else '')
+            + f', at most {plan.max_jobs} queued at once; reframe --distribute=all would '
+            f'submit {len(plan.testable) * cases} ({len(plan.testable)} x {cases})')

@@ -15,8 +15,17 @@ The suspects' paired rounds (:func:`run_round`) are one job each, whatever the n
 nodes: the suspects and their healthy buddy in one allocation, a job step per node that
 runs that node's checks, all at once where the nodes have cores of their own, one after
 another where the site config says they share them (``extras.shared_cpus``).
+
+*Pair checks* (tag ``pair``: nccl-tests across two nodes) measure two nodes at once. Each
+node gets one run *for* it (``MDXBENCH_PAIR_SUBJECT``), with the next node of the ring of
+testable nodes as partner (:func:`ring`), in a two-node job of its own after the nodes'
+jobs: the figure is the subject's reading (``verdicts.acceptance_records``). A bad node
+spoils its own reading and its predecessor's; the suspects' rounds tell them apart, each
+suspect measured with the healthy buddy as partner against the buddy's own reading with a
+second healthy node, in the round's one job.
 '''
 import dataclasses
+import functools
 import json
 import os
 import pathlib
@@ -94,9 +103,32 @@ def plan(system, partition, slurm_partition=None, max_jobs=None, states=None, no
                 bool((part.get('extras') or {}).get('shared_cpus')), gpu_options(part))
 
 
-def _reframe(p, node, out, reframe_args=(), files=None):
+#: the tag of the acceptance checks that measure two nodes at once (one run for each node,
+#: with a partner): run in jobs of their own, never in a node's
+PAIR_TAG = 'pair'
+
+
+def ring(nodes):
+    '''The pair runs of a first acceptance run: ``[(subject, partner)]``, each node the
+    subject once with the next node (in the order given, the last with the first) as
+    partner -- each node in two runs, a slow node in its own and its predecessor's. None
+    for fewer than two nodes.'''
+    nodes = list(nodes)
+    if len(nodes) < 2:
+        return []
+    return [(n, nodes[(i + 1) % len(nodes)]) for i, n in enumerate(nodes)]
+
+
+def pair_name(subject):
+    '''The name of the pair run for ``subject``: its job script, output and report.'''
+    return f'pair-{subject}'
+
+
+def _reframe(p, node, out, reframe_args=(), files=None, pair=False):
     '''The ReFrame command that runs every acceptance check of ``node`` (loaded from
-    ``files``, those that define them, else the whole of checks/).'''
+    ``files``, those that define them, else the whole of checks/) -- with ``pair``, the
+    pair checks of the pair run named ``node`` (:func:`pair_name`); without it, every
+    other one.'''
     # --exec-policy=serial: the checks of one node measure one after another -- HPL beside
     # netperf or fio on the same node would measure the overlap, not the node. (The
     # partition's max_jobs of 1 inside an allocation already keeps their jobs apart under
@@ -107,7 +139,8 @@ def _reframe(p, node, out, reframe_args=(), files=None):
     # start-up, paid once per node)
     search = [a for f in (files or [REPO_ROOT / 'checks']) for a in ('-c', str(f))]
     cmd = [str(pathlib.Path(sys.executable).parent / 'reframe'), *search,
-           '-t', 'acceptance', '-r', '--system',
+           '-t', 'acceptance', *(('-t', PAIR_TAG) if pair else ('-T', PAIR_TAG)), '-r',
+           '--system',
            f'{p.system}:{p.partition}', '--prefix', f'{out}/rfm/{node}', '--nocolor',
            '--exec-policy=serial', '--report-file', report_path(out, node), *reframe_args]
     return ' '.join(shlex.quote(c) for c in cmd)
@@ -130,16 +163,37 @@ def job_script(p, node, out, reframe_args=(), time_limit='30:00', files=None):
         *_exports(out), _reframe(p, node, out, reframe_args, files), ''])
 
 
-def round_script(p, nodes, out, reframe_args=(), time_limit='30:00', files=None, name='round'):
+def pair_script(p, subject, partner, out, reframe_args=(), time_limit='30:00', files=None):
+    '''The batch script of one pair run: the pair checks on ``subject`` and ``partner`` in
+    one two-node allocation, for ``subject`` (its records are its readings); the checks'
+    steps reach both nodes, a check's tasks per node on each (``MDXBENCH_STEP_NODE``).'''
+    name = pair_name(subject)
+    opts = [f'--job-name=mdxbench-accept-{name}', f'--nodelist={subject},{partner}',
+            '--nodes=2', '--exclusive', f'--time={time_limit}',
+            f'--output={out}/jobs/{name}.out', *p.access, *p.gpus]
+    return '\n'.join(['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
+        f'# mdxbench accept: the pair checks of {subject}, with {partner} as partner',
+        *_exports(out), f'export MDXBENCH_PAIR_SUBJECT={shlex.quote(subject)}',
+        f'export MDXBENCH_STEP_NODE={shlex.quote(f"{subject},{partner}")}',
+        _reframe(p, name, out, reframe_args, files, pair=True), ''])
+
+
+def round_script(p, nodes, out, reframe_args=(), time_limit='30:00', files=None, name='round',
+                 pairs=()):
     '''The batch script of one paired round: every acceptance check of each of ``nodes``
     in one allocation, a job step per node (ReFrame on that node; the steps its launcher
     starts confined to the node), all at once -- the readings of a pair then share the
     moment -- or, where the nodes share one machine's cores (``p.shared_cpus``), one
-    after another in the order given (the time limit then covers them all).'''
-    nodes = list(nodes)
-    limit = time_limit if not p.shared_cpus else scale_time(time_limit, len(nodes))
-    opts = [f'--job-name=mdxbench-accept-{name}', f'--nodelist={",".join(nodes)}',
-            f'--nodes={len(nodes)}', '--exclusive', f'--time={limit}',
+    after another in the order given (the time limit then covers them all).
+    ``pairs``: ``[(subject, partner)]``, the pair runs of the round (:func:`pair_script`'s,
+    as steps), one after another once the nodes' steps have ended; their nodes join the
+    allocation (a second healthy node, the buddy's partner), and each adds a time limit.'''
+    nodes, pairs = list(nodes), list(pairs)
+    every = list(dict.fromkeys(nodes + [n for pr in pairs for n in pr]))
+    limit = scale_time(time_limit, (len(nodes) if p.shared_cpus else 1) + len(pairs)) \
+        if p.shared_cpus or pairs else time_limit
+    opts = [f'--job-name=mdxbench-accept-{name}', f'--nodelist={",".join(every)}',
+            f'--nodes={len(every)}', '--exclusive', f'--time={limit}',
             f'--output={out}/jobs/{name}.out', *p.access, *p.gpus]
     lines = ['#!/bin/bash'] + [f'#SBATCH {o}' for o in opts] + [
         f'# mdxbench accept: the acceptance checks of {len(nodes)} nodes in this one job, '
@@ -158,13 +212,30 @@ def round_script(p, nodes, out, reframe_args=(), time_limit='30:00', files=None,
         '-u SLURM_TASKS_PER_NODE \\',
         '        MDXBENCH_STEP_NODE="$node" SLURM_JOB_NODELIST="$node" SLURM_NODELIST="$node" '
         'SLURM_NNODES=1 SLURM_JOB_NUM_NODES=1 "$@"',
-        '}',
-        'status=0']
+        '}']
+    if pairs:
+        lines += [
+            '# a pair run: ReFrame in a step on the subject, its checks\' steps on both nodes',
+            'on_pair() {',
+            '    local subject=$1 partner=$2; shift 2',
+            f'    srun --nodes=1 --ntasks=1 --nodelist="$subject" --overlap '
+            f'--output={shlex.quote(str(out))}/jobs/pair-"$subject".out \\',
+            '        env -u SLURM_NTASKS -u SLURM_NPROCS -u SLURM_NTASKS_PER_NODE '
+            '-u SLURM_TASKS_PER_NODE \\',
+            '        MDXBENCH_PAIR_SUBJECT="$subject" MDXBENCH_STEP_NODE="$subject,$partner" '
+            'SLURM_JOB_NODELIST="$subject,$partner" SLURM_NODELIST="$subject,$partner" '
+            'SLURM_NNODES=2 SLURM_JOB_NUM_NODES=2 "$@"',
+            '}']
+    lines.append('status=0')
     for node in nodes:
         cmd = f'on_node {node} {_reframe(p, node, out, reframe_args, files)}'
         lines.append(cmd + (' || status=$?' if p.shared_cpus else ' &'))
     if not p.shared_cpus:
         lines.append('for pid in $(jobs -p); do wait "$pid" || status=$?; done')
+    for subject, partner in pairs:
+        lines.append(f'on_pair {subject} {partner} '
+                     f'{_reframe(p, pair_name(subject), out, reframe_args, files, pair=True)}'
+                     ' || status=$?')
     lines += ['exit $status', '']
     return '\n'.join(lines)
 
@@ -202,18 +273,21 @@ def report_path(out, node):
 def outcomes(out, job_ids, states=None):
     '''Failures no perflog record carries, per node: a check that failed before it
     measured (ReFrame's run report: phase and reason), or a job that left no report at all
-    (Slurm's state from sacct). {node: [(key, reason), ...]}, key: the check, or 'job'.'''
+    (Slurm's state from sacct). {node: [(key, reason), ...]}, key: the check, or 'job' (a
+    pair run's: 'job pair-<node>'); a pair run's failures are its subject's.'''
     states = slurm.job_states(list(job_ids.values())) if states is None else states
     found = {}
-    for node, jid in job_ids.items():
-        path = pathlib.Path(report_path(out, node))
+    for name, jid in job_ids.items():
+        path = pathlib.Path(report_path(out, name))
+        node = name.removeprefix(pair_name(''))
         try:
             report = json.loads(path.read_text())
         except (OSError, ValueError) as err:
             state = states.get(jid, 'state unknown')
-            found[node] = [('job', f'job {jid} ({state}) left no ReFrame report '
-                                   f'({err.__class__.__name__} on {path}); its output: '
-                                   f'{out}/jobs/{node}.out')]
+            found.setdefault(node, []).append((
+                'job' if name == node else f'job {name}',
+                f'job {jid} ({state}) left no ReFrame report ({err.__class__.__name__} on '
+                f'{path}); its output: {out}/jobs/{name}.out'))
             continue
 
         reasons = []
@@ -228,14 +302,15 @@ def outcomes(out, job_ids, states=None):
                                            f"{tc.get('fail_phase') or 'an unknown phase'}: "
                                            f"{why[:300]}"))
         if reasons:
-            found[node] = reasons
+            found.setdefault(node, []).extend(reasons)
     return found
 
 
 def acceptance_cases(system, partition, reframe_args=()):
     '''The acceptance test cases ReFrame selects for system:partition with these options
     (what ``--distribute=all`` multiplies by the node count), from ``reframe --describe``:
-    ``(count, files)``, the files that define them -- all a node's job needs to load.'''
+    ``(count, files, pairs)``: the files that define them -- all a node's job needs to
+    load --, and how many of them are pair checks (tag ``pair``: a job of their own).'''
     res = subprocess.run([str(pathlib.Path(sys.executable).parent / 'reframe'), '-c',
                           str(REPO_ROOT / 'checks'), '-t', 'acceptance', '--describe',
                           '--system', f'{system}:{partition}', '--nocolor', *reframe_args],
@@ -249,7 +324,8 @@ def acceptance_cases(system, partition, reframe_args=()):
         cases = None
     if res.returncode != 0 or cases is None:
         raise RuntimeError(f'reframe --describe failed: {res.stdout[-2000:]}{res.stderr[-2000:]}')
-    return len(cases), sorted({c['@file'] for c in cases})
+    return (len(cases), sorted({c['@file'] for c in cases}),
+            sum(PAIR_TAG in (c.get('tags') or ()) for c in cases))
 
 
 def _tell(progress, what, total, states, submitted, to_submit):
@@ -269,50 +345,58 @@ def _submit(script, text):
 
 
 def run(p, out, reframe_args=(), time_limit='30:00', poll=None, log=print, files=None,
-        progress=None, what='nodes'):
-    '''Submit one job per testable node, at most ``p.max_jobs`` in the queue at once, and
-    wait for all, telling ``progress`` the jobs' counts at each look at the queue
-    (:func:`_tell`). Returns figures: jobs submitted, most in the queue, wall seconds.'''
+        progress=None, what='nodes', pairs=None):
+    '''Submit one job per testable node -- or, given ``pairs`` (``[(subject, partner)]``),
+    one pair run each (:func:`pair_script`) --, at most ``p.max_jobs`` in the queue at
+    once, and wait for all, telling ``progress`` the jobs' counts at each look at the queue
+    (:func:`_tell`). Returns figures: jobs submitted, most in the queue, wall seconds, and
+    the job ids by node (by :func:`pair_name` for pair runs).'''
     out = pathlib.Path(out).resolve()
     (out / 'jobs').mkdir(parents=True, exist_ok=True)
-    pending, inflight, jobs, most = list(p.testable), set(), {}, 0
+    if pairs is None:
+        pending = [(node, functools.partial(job_script, p, node)) for node in p.testable]
+    else:
+        pending = [(pair_name(s), functools.partial(pair_script, p, s, partner))
+                   for s, partner in pairs]
+    total, inflight, jobs, most = len(pending), set(), {}, 0
     t0 = time.monotonic()
     while pending or inflight:
         states = slurm.queue_states(sorted(inflight))
         inflight &= set(states)
         while pending and len(inflight) < p.max_jobs:
-            node = pending.pop(0)
-            jid = _submit(out / 'jobs' / f'{node}.sh',
-                          job_script(p, node, out, reframe_args, time_limit, files))
-            jobs[node] = jid
+            name, script = pending.pop(0)
+            jid = _submit(out / 'jobs' / f'{name}.sh',
+                          script(out, reframe_args, time_limit, files))
+            jobs[name] = jid
             inflight.add(jid)
             states[jid] = 'PD'
-            log(f'mdxbench accept: {node}: job {jid}')
-        _tell(progress, what, len(p.testable), states, list(jobs.values()), len(pending))
+            log(f'mdxbench accept: {name}: job {jid}')
+        _tell(progress, what, total, states, list(jobs.values()), len(pending))
         most = max(most, len(inflight))
         if inflight:
             time.sleep(p.poll if poll is None else poll)
-    _tell(progress, what, len(p.testable), {}, list(jobs.values()), 0)
+    _tell(progress, what, total, {}, list(jobs.values()), 0)
     return {'jobs': len(jobs), 'max_in_queue': most, 'seconds': time.monotonic() - t0,
             'job_ids': jobs}
 
 
 def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', poll=None, log=print,
-              files=None, name='round', progress=None):
-    '''Submit the one job of a paired round (:func:`round_script`) and wait for it; the
-    figures of :func:`run`, every node's job id that job's.'''
+              files=None, name='round', progress=None, pairs=()):
+    '''Submit the one job of a paired round (:func:`round_script`, with its ``pairs``)
+    and wait for it; the figures of :func:`run`, every node's (and pair run's) job id that
+    job's.'''
     out = pathlib.Path(out).resolve()
     (out / 'jobs').mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     jid = _submit(out / 'jobs' / f'{name}.sh',
-                  round_script(p, nodes, out, reframe_args, time_limit, files, name))
+                  round_script(p, nodes, out, reframe_args, time_limit, files, name, pairs))
     log(f'mdxbench accept: {", ".join(nodes)}: job {jid}')
     while states := slurm.queue_states([jid]):
         _tell(progress, name, 1, states, [jid], 0)
         time.sleep(p.poll if poll is None else poll)
     _tell(progress, name, 1, {}, [jid], 0)
     return {'jobs': 1, 'max_in_queue': 1, 'seconds': time.monotonic() - t0,
-            'job_ids': {n: jid for n in nodes}}
+            'job_ids': {**{n: jid for n in nodes}, **{pair_name(s): jid for s, _ in pairs}}}
 
 
 def drain_commands(verdicts):

@@ -47,11 +47,20 @@ LATEST = ['nodes', 'check', 'perf_var', 'unit', 'better']
 
 def acceptance_records(df):
     '''The acceptance records of one node each, the check named without the per-node
-    parameter ReFrame's --distribute adds (the same case on every node).'''
+    parameter ReFrame's --distribute adds (the same case on every node). A record of two
+    nodes is one node's where ``mdxbench accept`` ran it *for* that node (``meta.
+    pair_subject``: a pair check, nccl-tests across nodes, run with a partner) -- it is
+    that node's reading, as a one-node record is; every other record of several nodes
+    (the daily job's) is nobody's.'''
     # (a record without nodes is dropped too: Polars' filter keeps only where true)
-    return df.filter(has_tag('acceptance') & (pl.col('nodes') != '')
-                     & ~pl.col('nodes').str.contains(',')) \
-             .with_columns(pl.col('check').str.replace_all(NID_PARAM, ''))
+    subject = pl.col('meta').str.json_path_match('$.pair_subject')
+    nodes = pl.col('nodes').str.split(',')
+    return df.filter(has_tag('acceptance') & (pl.col('nodes') != '')).with_columns(
+        pl.when(~pl.col('nodes').str.contains(',')).then(pl.col('nodes'))
+        .when((nodes.list.len() == 2) & nodes.list.contains(subject)).then(subject)
+        .otherwise(None).alias('nodes')) \
+        .filter(pl.col('nodes').is_not_null()) \
+        .with_columns(pl.col('check').str.replace_all(NID_PARAM, ''))
 
 
 def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=False,
@@ -125,7 +134,7 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
                                   'nodes_median': r['median'], 'outlier': r['outlier'],
                                   'gross': r['gross'], 'deficit': r['severity']})
         key = f"{r['check']} {r['perf_var']}"
-        pair = worst_pair(r['meta'], r['perf_var'])
+        pair = worst_pair(r['meta'], r['perf_var']) + with_partner(r['meta'])
         if r['result'] not in ('pass', 'xfail'):
             fail(v, key, f"{r['check']} {r['perf_var']}={r['value']:.4g} {r['unit']}{pair}: "
                  f"{r['result']} against the reference")
@@ -176,6 +185,16 @@ def judge(df, node_states=None, z=3.0, min_nodes=3, failures=None, same_checks=F
                               'keys': []}
 
     return [verdicts[n] for n in sorted(verdicts)]
+
+
+def with_partner(meta):
+    '''`` (with <node>)`` where the record is a pair check's run for its node with a
+    partner (``meta.pair_partner``), else empty: which other node the figure rests on.'''
+    try:
+        partner = json.loads(meta).get('pair_partner') if meta else None
+    except (ValueError, AttributeError):
+        partner = None
+    return f' (with {partner})' if partner else ''
 
 
 def worst_pair(meta, perf_var):

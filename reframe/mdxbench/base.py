@@ -120,6 +120,19 @@ def split_run():
         'error': f'MDXBENCH_SPLIT is not a JSON object: {raw[:200]}'}
 
 
+def pair_run(job_nodes):
+    '''What ``mdxbench accept`` says this run of a pair check is: run *for* one of its two
+    nodes (``MDXBENCH_PAIR_SUBJECT``), with the other (from the job's nodes) as partner --
+    ``{pair_subject, pair_partner}`` -- or nothing for an ordinary run. The acceptance
+    takes the figure as the subject's reading (``verdicts.acceptance_records``).'''
+    subject = settings.get('MDXBENCH_PAIR_SUBJECT')
+    if not subject:
+        return {}
+    others = [n for n in job_nodes or [] if n != subject]
+    return {'pair_subject': subject,
+            **({'pair_partner': others[0]} if len(others) == 1 else {})}
+
+
 def expand(text, env):
     '''$VAR and ${VAR} of text from env (unknown variables stay as they are).'''
     return re.sub(r'\$(\w+)|\$\{(\w+)\}',
@@ -322,12 +335,17 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         '''In a paired round of ``mdxbench accept`` -- one job of several nodes, ReFrame in a
         step of its own on each (``MDXBENCH_STEP_NODE``) -- the steps the launcher starts
         go to that node, with the check's task count (as the check's own hooks set it:
-        last): what a job of its own would give. (srun has no input variable for the node list, and its default task count in a
+        last): what a job of its own would give. A pair run's two nodes
+        (``MDXBENCH_STEP_NODE=a,b``, a pair check's) get the check's tasks per node too.
+        (srun has no input variable for the node list, and its default task count in a
         job of several nodes is the job's, not the node's.)'''
         node = settings.get('MDXBENCH_STEP_NODE')
         if node and getattr(self.job.launcher, 'registered_name', '') == 'srun':
             self.job.launcher.options += [f'--nodelist={node}'] + (
-                [f'--ntasks={self.num_tasks}'] if (self.num_tasks or 0) > 0 else [])
+                [f'--ntasks={self.num_tasks}'] if (self.num_tasks or 0) > 0 else []) + (
+                # two nodes (a pair check's): the check's tasks per node, not a block
+                [f'--ntasks-per-node={self.num_tasks_per_node}']
+                if ',' in node and (self.num_tasks_per_node or 0) > 0 else [])
 
     @run_before('run', always_last=True)
     def record_node_kernel(self):
@@ -506,6 +524,7 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         if self.job:
             meta['run_seconds'] = run_seconds(self.job)
         meta.update(self.mdx_extra)
+        meta.update(pair_run(meta.get('job_nodes')))
         split = split_run()
         if split:
             # a run of `mdxbench incident split`: never a run of the nightly series

@@ -153,6 +153,10 @@ SETTINGS = (
        'jobs'),
     _S('MDXBENCH_STEP_NODE', 'unset', "set by `mdxbench accept`'s paired rounds in each "
        "node's job step: the steps a check's launcher starts go to that node", 'jobs'),
+    _S('MDXBENCH_PAIR_SUBJECT', 'unset', "set by `mdxbench accept` in the job (or step) "
+       'that runs the pair checks (tag `pair`: nccl-tests across nodes) on two nodes for '
+       'one of them: the node whose reading the records are (`meta.pair_subject`, '
+       '`meta.pair_partner`)', 'jobs'),
     _S('MDXBENCH_SPLIT', 'unset', 'set by the split\'s job scripts: the JSON mark '
        '(incident, build, round) its records carry', 'jobs'),
     _S('MDXBENCH_SUITE_COMMIT', '`unknown`', 'the suite commit the records name where git '

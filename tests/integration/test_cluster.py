@@ -458,6 +458,7 @@ def test_gpu_jobs_ask_slurm_for_every_gpu_and_the_node_alone(cluster, work):
     assert made.returncode == 0, made.stderr
     try:
         _gpu_jobs(work, bindir)
+        _pair_acceptance(work, bindir)
     finally:
         run(['bash', 'ci/cluster.sh', 'gpu-partition', 'off'])
 
@@ -498,6 +499,52 @@ def _gpu_jobs(work, bindir):
                     'true')
     assert refused.returncode != 0
     assert 'Requested node configuration is not available' in refused.stderr
+
+
+def _pair_acceptance(work, bindir):
+    '''Issue 61, nccl-tests across nodes in node acceptance: ``mdxbench accept`` on the GPU
+    partition runs each node's job without the pair checks, then a two-node job for each
+    node with the next one as partner (mdxnode1+2, 2+3, 3+1), both nodes' 16 GPUs asked
+    of Slurm; each pair run's records are its subject's reading, naming the partner, and
+    judged with the node's own figures.'''
+    env = {'MDXBENCH_NSCLUSTER_GPU': '1', 'SLURM_CONF': str(CONF),
+           'PATH': f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    args = ['accept', '--system', 'nscluster', '--partition', 'gpu', '--poll', '1']
+    select = ['--', '-n', 'NcclTests%collective=all_reduce', '-S', 'NcclTests.gpus_per_rank=4']
+    dry = run([str(VENV_BIN / 'mdxbench'), *args, '--dry-run', *select], env=env, timeout=600)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert 'acceptance test cases per node: 2 (1 of them pair checks, run on the node and ' \
+        'the next one)' in dry.stdout, dry.stdout
+    assert 'mdxbench accept submits 6 (3 nodes, 3 pair runs)' in dry.stdout, dry.stdout
+    out = work / 'accept'
+    res = run([str(VENV_BIN / 'mdxbench'), *args, '--retests', '0', '--out', str(out),
+               '--json', str(work / 'accept.json'), *select], env=env, timeout=1200)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-3000:]
+    nodes = ['mdxnode1', 'mdxnode2', 'mdxnode3']
+    ids = dict(re.findall(r'^mdxbench accept: (\S+): job (\d+)$', res.stdout, re.M))
+    assert sorted(ids) == sorted(nodes + [f'pair-{n}' for n in nodes]), res.stdout
+    for node, partner in zip(nodes, nodes[1:] + nodes[:1]):
+        script = (out / 'jobs' / f'pair-{node}.sh').read_text()
+        assert f'#SBATCH --nodelist={node},{partner}' in script, script
+        acct = slurm('sacct', '-j', ids[f'pair-{node}'], '-X', '-n', '-P', '-o',
+                     'State,AllocTRES,NNodes')
+        assert 'COMPLETED' in acct.stdout and 'gres/gpu=16' in acct.stdout \
+            and acct.stdout.strip().endswith('|2'), (node, acct.stdout)
+        node_job = (out / 'jobs' / f'{node}.sh').read_text()
+        assert ' -T pair ' in node_job and f'#SBATCH --nodelist={node}\n' in node_job
+    recs = [r for f in (out / 'perflogs').rglob('*.log')
+            for line in f.read_text().splitlines()[1:] for r in perflog.parse_line(line)]
+    pair = {(r['meta']['pair_subject'], r['meta']['pair_partner'], r['perf_var'])
+            for r in recs if '%scope=nodes' in r['check']}
+    assert pair == {(n, p, v) for n, p in zip(nodes, nodes[1:] + nodes[:1])
+                    for v in ('busbw', 'busbw_avg')}, pair
+    verdicts = {v['node']: v for v in json.loads((work / 'accept.json').read_text())['nodes']}
+    assert sorted(verdicts) == nodes
+    for node in nodes:
+        v = verdicts[node]
+        assert v['verdict'] == 'pass', v
+        assert sorted(m['check'].split()[-1] for m in v['measurements']) == \
+            ['%scope=node'] * 2 + ['%scope=nodes'] * 2, v['measurements']
 
 
 def test_stop_removes_everything_and_twice_is_harmless(cluster):

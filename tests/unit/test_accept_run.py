@@ -97,6 +97,28 @@ def test_a_dry_run_says_what_a_run_would_submit():
         '--distribute=all would submit 14 (2 x 7)')
     none = jobs.Plan('mdx2', 'vc16m32g', 'p', ['n1'], {}, [], 1)
     assert accept.dry_run(none, 1).startswith('nodes to test: 1 (n1); not tested: 0 (-)\n')
+    # pair checks (issue 61): a pair run for each node, with the next as partner
+    three = jobs.Plan('mdx1', 'gpu', 'gpu', ['n1', 'n2', 'n3'], {}, [], 3)
+    assert accept.dry_run(three, 7, 3).splitlines()[1:] == [
+        'acceptance test cases per node: 7 (3 of them pair checks, run on the node and the '
+        'next one)',
+        'jobs: mdxbench accept submits 6 (3 nodes, 3 pair runs), at most 3 queued at once; '
+        'reframe --distribute=all would submit 21 (3 x 7)']
+    # one node has no partner: no pair run
+    assert 'submits 1 (1 nodes, 0 pair runs)' in accept.dry_run(none, 2, 1)
+
+
+def test_a_node_measured_again_gets_its_pair_run_with_a_node_that_passed():
+    found = [{'node': 'n1', 'verdict': 'pass'}, {'node': 'n2', 'verdict': 'fail'},
+             {'node': 'n3', 'verdict': 'pass'}, {'node': 'n4', 'verdict': 'fail'},
+             {'node': 'n0', 'verdict': 'pass'}]
+    # (n0 passed but is not in this run's partition plan: not a partner)
+    assert accept.retest_pairs(['n2', 'n4'], found, ['n1', 'n2', 'n3', 'n4']) == \
+        [('n2', 'n1'), ('n4', 'n1')]
+    # none passed: with each other, as in a first run
+    failed = [dict(v, verdict='fail') for v in found]
+    assert accept.retest_pairs(['n2', 'n4'], failed, ['n1', 'n2', 'n3', 'n4']) == \
+        [('n2', 'n4'), ('n4', 'n2')]
 
 
 def test_an_outcome_passes_only_where_every_node_passed_and_carries_its_figures():
@@ -179,12 +201,14 @@ class Jobs:
         return self.at(self.clock + 1)
 
     def run(self, p, out, reframe_args=(), time_limit='30:00', files=None, log=print,
-            progress=None, what='nodes'):
+            progress=None, what='nodes', pairs=None):
+        assert pairs is None, 'no pair check here: no pair run'
         self.given += [(time_limit, files, log, progress, what)]
         return self._write(out, p.testable, reframe_args)
 
     def run_round(self, p, nodes, out, reframe_args=(), time_limit='30:00', files=None,
-                  log=print, name='round', progress=None):
+                  log=print, name='round', progress=None, pairs=()):
+        assert not pairs, 'no pair check here: no pair run'
         self.given += [(time_limit, files, log, progress, name)]
         fig = self._write(out, nodes, reframe_args)
         return dict(fig, jobs=1, max_in_queue=1)
@@ -510,13 +534,15 @@ def _hpl_and_stream(hpl_values, stream_values):
     rounds = []
 
     def run(p, out, reframe_args=(), time_limit='30:00', files=None, log=print,
-            progress=None, what='nodes'):
+            progress=None, what='nodes', pairs=None):
+        assert pairs is None, 'no pair check here: no pair run'
         stream._write(out, [n for n in p.testable if n in stream_values], reframe_args)
         return hpl._write(out, p.testable, reframe_args)
 
     def run_round(p, nodes, out, reframe_args=(), time_limit='30:00', files=None, log=print,
-                  name='round', progress=None):
+                  name='round', progress=None, pairs=()):
         assert isinstance(p, jobs.Plan), p
+        assert not pairs, 'no pair check here: no pair run'
         rounds.append(list(nodes))
         stream._write(out, [n for n in nodes if n in stream_values], reframe_args)
         return dict(hpl._write(out, nodes, reframe_args), jobs=1, max_in_queue=1)
@@ -783,3 +809,20 @@ def test_the_history_judges_a_run_by_runs_given_the_same_variables():
     same = history.filter(pl.col('meta').str.contains('"num_times": 20'))
     assert accept.like_with_like(same, session, said.append).height == same.height
     assert said == []
+
+
+def test_a_rounds_pair_runs_are_those_of_suspects_still_undecided_on_a_pair_figure():
+    '''A suspect whose pair figure is decided gets no more pair run (its one-node figures
+    may still need rounds); no second healthy node: no pair run, the buddy would have no
+    reading of its own to pair with.'''
+    import types
+
+    pair, hpl = 'NcclTests %scope=nodes busbw', 'HpccHpl gflops'
+    decided = types.SimpleNamespace(state='excluded')
+    cases = {'n2': [{'key': pair, 'decision': None}, {'key': hpl, 'decision': None}],
+             'n3': [{'key': pair, 'decision': decided}, {'key': hpl, 'decision': None}],
+             'n4': [{'key': hpl, 'decision': None}]}
+    assert accept.round_pairs(['n2', 'n3', 'n4'], cases, 'n1', 'n5', {pair}) == \
+        [('n2', 'n1'), ('n1', 'n5')]
+    assert accept.round_pairs(['n2', 'n3', 'n4'], cases, 'n1', None, {pair}) == []
+    assert accept.round_pairs(['n3', 'n4'], cases, 'n1', 'n5', {pair}) == []

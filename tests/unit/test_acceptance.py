@@ -515,3 +515,41 @@ def test_gross_by_default_three_nodes_suffice_and_equal_reasons_go_by_figure_nam
     two = rows(base | {'n3': 100.0}, var='b') + rows(base | {'n3': 100.0}, var='a')
     v = {x['node']: x for x in verdicts.judge(records.frame(two))}
     assert v['n3']['keys'] == ['BabelStreamOmp a', 'BabelStreamOmp b']
+
+
+def _pair_rows(runs, subject_key=True):
+    '''Made-up records of pair runs (nccl-tests across nodes): {(subject, partner): GB/s}.'''
+    out = []
+    for i, ((s, p), v) in enumerate(runs.items()):
+        meta = {'tags': ['acceptance', 'gpu', 'pair'], 'job_nodes': sorted([s, p])}
+        if subject_key:
+            meta |= {'pair_subject': s, 'pair_partner': p}
+        out += rows({','.join(sorted([s, p])): v}, check='NcclTests %scope=nodes',
+                    var='busbw', tags='acceptance,gpu,pair', meta=json.dumps(meta))
+        out[-1]['time'] = (T + dt.timedelta(minutes=i)).isoformat()
+    return out
+
+
+def test_a_pair_runs_figure_is_its_subjects_and_no_other_record_of_two_nodes_is_anyones():
+    '''Issue 61: a record of two nodes is one node's reading where mdxbench accept ran it
+    for that node (meta.pair_subject, one of the record's nodes); the daily job's records
+    of two nodes (no subject), a subject that is not one of the nodes, and a record of
+    three nodes are nobody's.'''
+    good = _pair_rows({('b', 'a'): 24.0, ('a', 'b'): 23.0})
+    daily = _pair_rows({('c', 'd'): 20.0}, subject_key=False)
+    stray = _pair_rows({('e', 'f'): 20.0})
+    stray[0]['meta'] = stray[0]['meta'].replace('"pair_subject": "e"', '"pair_subject": "x"')
+    three = _pair_rows({('g', 'h'): 20.0})
+    three[0]['nodes'] = 'g,h,i'
+    acc = verdicts.acceptance_records(records.frame(good + daily + stray + three))
+    assert sorted(zip(acc['nodes'], acc['value'])) == [('a', 23.0), ('b', 24.0)]
+
+
+def test_a_pair_figure_fails_its_subject_and_names_the_partner():
+    runs = {(f'n{i}', f'n{(i + 1) % 6}'): 24.0 + 0.1 * i for i in range(6)}
+    runs[('n3', 'n4')] = 10.0                          # gross: n3's own run
+    v = {x['node']: x for x in verdicts.judge(records.frame(_pair_rows(runs)))}
+    assert v['n3']['verdict'] == 'fail'
+    assert v['n3']['reasons'] == ["NcclTests %scope=nodes busbw=10 GB/s (with n4): outlier "
+                                  "(nodes' median 24.15)"], v['n3']['reasons']
+    assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {'n0', 'n1', 'n2', 'n4', 'n5'}

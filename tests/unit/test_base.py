@@ -117,3 +117,20 @@ def test_a_run_records_every_variable_its_checks_classes_declare():
     assert out['set'] == {'llc_factor': 4, 'num_times': 20}
     assert out['sweep'] == {'kernel': 'copy_avx', 'levels_kb': {}, 'repeats': None,
                             'run_seconds': None, 'step': None}
+
+
+def test_a_pair_runs_records_name_its_subject_and_the_partner(monkeypatch):
+    '''Issue 61: inside mdxbench accept's pair run for mdx1-003 (MDXBENCH_PAIR_SUBJECT),
+    a record of the job's two nodes says whose reading it is and the partner; outside one,
+    nothing; a job of other than two nodes names no partner.'''
+    from mdxbench.base import pair_run
+
+    monkeypatch.delenv('MDXBENCH_PAIR_SUBJECT', raising=False)
+    assert pair_run(['mdx1-003', 'mdx1-004']) == {}
+    monkeypatch.setenv('MDXBENCH_PAIR_SUBJECT', 'mdx1-003')
+    assert pair_run(['mdx1-002', 'mdx1-003']) == {'pair_subject': 'mdx1-003',
+                                                  'pair_partner': 'mdx1-002'}
+    assert pair_run(['mdx1-003', 'mdx1-004']) == {'pair_subject': 'mdx1-003',
+                                                  'pair_partner': 'mdx1-004'}
+    assert pair_run(['mdx1-003']) == pair_run(None) == {'pair_subject': 'mdx1-003'}
+    assert pair_run(['mdx1-001', 'mdx1-003', 'mdx1-004']) == {'pair_subject': 'mdx1-003'}

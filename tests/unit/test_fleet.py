@@ -24,7 +24,8 @@ def test_the_job_runs_every_acceptance_check_of_its_node_inside_its_allocation(t
     text = jobs.job_script(p, 'mdxnode1', tmp_path, ['-n', 'NodeConformance'])
     assert '#SBATCH --nodelist=mdxnode1' in text and '#SBATCH --partition=nodes' in text
     assert 'export MDXBENCH_INSIDE_ALLOCATION=1' in text
-    assert "-t acceptance -r --system nscluster:nodes" in text
+    # (the pair checks, nccl-tests across nodes, run in jobs of their own)
+    assert "-t acceptance -T pair -r --system nscluster:nodes" in text
     assert text.rstrip().endswith('-n NodeConformance')
 
 
@@ -149,3 +150,80 @@ def test_a_time_limit_scales_in_slurms_formats(limit, k, expect):
 def test_a_time_limit_that_is_no_slurm_time_is_refused(bad):
     with pytest.raises(ValueError, match='not a Slurm time'):
         jobs.scale_time(bad, 2)
+
+
+# --- issue 61: pair checks (nccl-tests across nodes) ------------------------------------
+def test_each_node_is_the_subject_of_one_pair_run_with_the_next_node_as_partner():
+    assert jobs.ring(['a', 'b', 'c', 'd']) == [('a', 'b'), ('b', 'c'), ('c', 'd'), ('d', 'a')]
+    # two nodes: each the subject once, the other the partner
+    assert jobs.ring(['a', 'b']) == [('a', 'b'), ('b', 'a')]
+    assert jobs.ring(['a']) == [] and jobs.ring([]) == []
+    runs = jobs.ring([f'n{i}' for i in range(7)])
+    assert sorted(s for s, _ in runs) == [f'n{i}' for i in range(7)]
+    # every node in exactly two runs, never its own partner
+    assert all(sum(n in r for r in runs) == 2 for n in (f'n{i}' for i in range(7)))
+    assert all(s != p for s, p in runs)
+
+
+def test_a_pair_run_is_a_two_node_job_for_its_subject_that_runs_only_the_pair_checks(
+        tmp_path):
+    """mdx1's GPU nodes: the pair run of mdx1-001 with mdx1-002 asks for both nodes alone
+    with their GPUs, says whose reading it is (MDXBENCH_PAIR_SUBJECT), sends the checks'
+    steps to both nodes (MDXBENCH_STEP_NODE), runs the acceptance checks tagged pair and
+    leaves its report under its own name; a node's own job runs every other one."""
+    p = jobs.plan('mdx1', 'gpu', states={'mdx1-001': 'idle', 'mdx1-002': 'idle'})
+    text = jobs.pair_script(p, 'mdx1-001', 'mdx1-002', tmp_path, ['-n', 'NcclTests'], '20:00')
+    lines = text.splitlines()
+    for opt in ('--nodelist=mdx1-001,mdx1-002', '--nodes=2', '--exclusive', '--gres=gpu:8',
+                '--time=20:00', f'--output={tmp_path}/jobs/pair-mdx1-001.out',
+                '--job-name=mdxbench-accept-pair-mdx1-001'):
+        assert f'#SBATCH {opt}' in lines, (opt, text)
+    assert 'export MDXBENCH_PAIR_SUBJECT=mdx1-001' in lines
+    assert 'export MDXBENCH_STEP_NODE=mdx1-001,mdx1-002' in lines
+    assert 'export MDXBENCH_INSIDE_ALLOCATION=1' in lines
+    cmd = lines[-1]
+    assert ' -t acceptance -t pair -r --system mdx1:gpu ' in cmd, cmd
+    assert f'--prefix {tmp_path}/rfm/pair-mdx1-001 ' in cmd
+    assert f'--report-file {tmp_path}/rfm/pair-mdx1-001/report.json' in cmd
+    assert cmd.endswith('-n NcclTests')
+    assert ' -t acceptance -T pair -r ' in jobs.job_script(p, 'mdx1-001', tmp_path)
+
+
+def test_a_rounds_pair_runs_follow_its_node_steps_one_at_a_time_on_both_nodes(tmp_path):
+    """A round with pair runs: the suspects' node steps at once (nodes with cores of their
+    own), then each pair run in a step on its subject whose checks reach both nodes, one
+    after another (the buddy is in all of them); the second healthy node -- the buddy's
+    partner -- joins the allocation, and each pair run adds a time limit."""
+    p = jobs.plan('mdx1', 'gpu', states={f'mdx1-00{i}': 'idle' for i in range(1, 6)})
+    assert not p.shared_cpus
+    nodes = ['mdx1-003', 'mdx1-001', 'mdx1-004']
+    pairs = [('mdx1-003', 'mdx1-001'), ('mdx1-004', 'mdx1-001'), ('mdx1-001', 'mdx1-005')]
+    text = jobs.round_script(p, nodes, tmp_path, [], '20:00', name='round-2', pairs=pairs)
+    lines = text.splitlines()
+    assert '#SBATCH --nodelist=mdx1-003,mdx1-001,mdx1-004,mdx1-005' in lines
+    assert '#SBATCH --nodes=4' in lines and '#SBATCH --time=0-01:20:00' in lines
+    wait = lines.index('for pid in $(jobs -p); do wait "$pid" || status=$?; done')
+    runs = [i for i, ln in enumerate(lines) if ln.startswith('on_pair ')]
+    assert [lines[i].split()[1:3] for i in runs] == [list(pr) for pr in pairs]
+    assert all(i > wait for i in runs)
+    for (subject, _), i in zip(pairs, runs):
+        assert ' -t acceptance -t pair -r ' in lines[i]
+        assert f'--report-file {tmp_path}/rfm/pair-{subject}/report.json' in lines[i]
+        assert lines[i].endswith(' || status=$?')
+    assert all(' -T pair ' in ln for ln in lines if ln.startswith('on_node '))
+    assert 'MDXBENCH_PAIR_SUBJECT="$subject" MDXBENCH_STEP_NODE="$subject,$partner"' in text
+    assert 'SLURM_NNODES=2 SLURM_JOB_NUM_NODES=2' in text
+    assert 'srun --nodes=1 --ntasks=1 --nodelist="$subject" --overlap' in text
+    # no pair run: the round as before, no pair function, its own time limit
+    plain = jobs.round_script(p, nodes, tmp_path, [], '20:00', name='round-2')
+    assert 'on_pair' not in plain and '#SBATCH --time=20:00' in plain.splitlines()
+
+
+def test_a_pair_run_that_left_no_report_fails_its_subject(tmp_path):
+    _report(tmp_path, 'n1', [])
+    got = jobs.outcomes(tmp_path, {'n1': '11', 'pair-n1': '21', 'pair-n2': '22'},
+                        states={'21': 'FAILED, exit 1:0', '22': 'COMPLETED'})
+    assert [k for k, _ in got['n1']] == ['job pair-n1'], got
+    assert got['n1'][0][1].startswith('job 21 (FAILED, exit 1:0) left no ReFrame report')
+    assert f'{tmp_path}/jobs/pair-n1.out' in got['n1'][0][1]
+    assert [k for k, _ in got['n2']] == ['job pair-n2'] and 'pair-n2' not in got

@@ -176,3 +176,56 @@ def test_the_gpu_job_scripts_on_mdx1_run_what_the_checks_say(tmp_path):
         # every GPU of the node, and the node alone (issue 56)
         assert '#SBATCH --gres=gpu:8' in script and '#SBATCH --exclusive' in script
         assert 'export CUDA_DEVICE_ORDER=PCI_BUS_ID' in script
+
+
+def test_nccl_across_nodes_is_a_pair_check_that_runs_inside_a_pair_runs_allocation(tmp_path):
+    '''Issue 61: the three across-node NcclTests cases are the pair checks (tag pair) of
+    mdx1 -- a node's own acceptance job leaves them out --, and inside the two-node
+    allocation of a pair run (mdxbench accept's: MDXBENCH_PAIR_SUBJECT, MDXBENCH_STEP_NODE)
+    they run, a rank per GPU on both nodes; inside a one-node allocation they skip, saying
+    why. --dry-run with stand-in binaries on PATH (ReFrame only looks them up).'''
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    from mdxbench import REPO_ROOT
+    stubs = tmp_path / 'bin'
+    stubs.mkdir()
+    for name in ('nvidia-smi', 'all_reduce_perf', 'all_gather_perf', 'sendrecv_perf'):
+        (stubs / name).write_text('#!/bin/sh\nexit 0\n')
+        (stubs / name).chmod(0o755)
+    exe = pathlib.Path(sys.executable).parent / 'reframe'
+    base = dict(os.environ, RFM_CONFIG_FILES=str(REPO_ROOT / 'site-configs' / 'settings.py'),
+                PATH=f"{stubs}{os.pathsep}{os.environ['PATH']}")
+
+    def reframe(*args, **env):
+        state = tmp_path / f'state{len(list(tmp_path.iterdir()))}'
+        res = subprocess.run([str(exe), '-c', 'checks/gpu/nccl.py', *args, '--system',
+                              'mdx1:gpu', '--nocolor'], capture_output=True, text=True,
+                             env=dict(base, MDXBENCH_STATE_DIR=str(state), **env),
+                             cwd=REPO_ROOT, timeout=300)
+        assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+        return res.stdout, state
+
+    listed, _ = reframe('-t', 'acceptance', '-t', 'pair', '-l')
+    cases = [ln for ln in listed.splitlines() if ln.startswith('- NcclTests')]
+    assert len(cases) == 3 and all('%scope=nodes' in c for c in cases), listed
+    node_job, _ = reframe('-t', 'acceptance', '-T', 'pair', '-l')
+    cases = [ln for ln in node_job.splitlines() if ln.startswith('- NcclTests')]
+    assert len(cases) == 3 and all('%scope=node ' in c + ' ' for c in cases), node_job
+    inside = {'MDXBENCH_INSIDE_ALLOCATION': '1', 'SLURM_JOB_ID': '42'}
+    out, state = reframe('-t', 'pair', '--dry-run', **inside, MDXBENCH_PAIR_SUBJECT='mdx1-001',
+                         MDXBENCH_STEP_NODE='mdx1-001,mdx1-002')
+    assert 'Ran 3/3 test case(s)' in out and 'SKIP' not in out, out[-3000:]
+    scripts = sorted((s.read_text() for s in state.rglob('rfm_job.sh')))
+    assert len(scripts) == 3
+    for script in scripts:
+        run = script.strip().splitlines()[-1]
+        assert run.startswith('srun --nodelist=mdx1-001,mdx1-002 --ntasks=16 '
+                              '--ntasks-per-node=8 ') and run.endswith(' -b 8 -e 8G -f 2 -g 1'), run
+    alone, _ = reframe('-t', 'pair', '--dry-run', **inside)
+    skipped = [ln for ln in alone.splitlines() if 'SKIP' in ln]
+    assert len(skipped) == 3 and all(
+        'runs its jobs on this one node: a collective across nodes needs two' in ln
+        for ln in skipped), alone[-3000:]

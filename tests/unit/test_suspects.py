@@ -1,5 +1,6 @@
 '''Suspects of node acceptance: the noise from repeated runs, the sequential test, and who
 is a suspect (series generated with known noise; the integration test runs real nodes).'''
+import json
 import math
 import types
 
@@ -350,7 +351,7 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     clock = [dt.datetime(2026, 11, 27, tzinfo=dt.timezone.utc)]
     rows = []
 
-    def measure(which, lengths=None):
+    def measure(which, lengths=None, pairs=()):
         f = (lengths or {}).get('FioTarget', 1)
         asked.append(f)
         for n in which:
@@ -450,7 +451,7 @@ def test_every_undecided_suspect_is_measured_in_each_round_and_a_round_is_one_jo
     _session(monkeypatch, rows, clock)
     measured = []
 
-    def measure(which, lengths=None):
+    def measure(which, lengths=None, pairs=()):
         measured.append(list(which))
         for n in which:
             add(n, (0.7 if n == 'mdxnode5' else 1.0) * float(np.exp(rng.normal(0, 0.02))))
@@ -592,7 +593,7 @@ def test_a_budget_too_small_for_two_paired_runs_says_so(monkeypatch, tmp_path):
     _session(monkeypatch, rows, clock)
     measured = []
 
-    def measure(which, lengths=None):
+    def measure(which, lengths=None, pairs=()):
         measured.append(list(which))
         for n in which:
             add(n, 1.0)
@@ -808,3 +809,80 @@ def test_paired_runs_are_decided_only_on_the_noise_of_repeated_runs(source, stat
         suspects.update(cases['c'], records.frame(rows), starts, 'c', 'd', noise, 0.2, seq)
     [case] = cases['c']
     assert len(case['x']) == 2 and case['decision'].state == state, case['decision']
+
+
+def _nccl(subject, partner, value, when):
+    '''A made-up record of a pair run (nccl-tests across nodes) for ``subject``.'''
+    meta = json.dumps({'tags': ['acceptance', 'gpu', 'pair'], 'pair_subject': subject,
+                       'pair_partner': partner, 'job_nodes': sorted([subject, partner])})
+    return {'time': when.isoformat(), 'system': 'mdx1', 'partition': 'gpu',
+            'environ': 'spack', 'check': 'NcclTests %collective=all_reduce %scope=nodes',
+            'perf_var': 'busbw', 'value': value, 'unit': 'GB/s', 'better': 'higher',
+            'ref': None, 'result': 'pass', 'jobid': '1',
+            'nodes': ','.join(sorted([subject, partner])),
+            'tags': 'acceptance,gpu,pair', 'meta': meta}
+
+
+def test_a_slow_node_of_a_pair_figure_is_told_from_its_partner_in_the_rounds(
+        monkeypatch, tmp_path):
+    """Issue 61, NCCL across nodes in the suspects' rounds. Six GPU nodes, each the subject
+    of one pair run with the next as partner (jobs.ring); mdx1-004's network is 30% slow
+    now, so its own reading and its predecessor mdx1-003's (partner mdx1-004) are 30% low:
+    both suspects. Each round runs each suspect with the healthy buddy as partner and the
+    buddy with a second healthy node -- the buddy's own reading of the round -- and the
+    test pairs them: mdx1-004 confirmed, mdx1-003 cleared. A pair's figure is its slower
+    node's (the collective waits for it), 2% noise a run. Records made up here."""
+    import datetime as dt
+
+    from mdxbench.post.fleet import accept, jobs, verdicts
+    from mdxbench.post.store import records
+
+    rng = np.random.default_rng(11)
+    nodes = [f'mdx1-00{i}' for i in range(1, 7)]
+    clock = [dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)]
+    speed = {n: 1.0 for n in nodes}
+    rows, history = [], []
+
+    def run_pair(s, p, into):
+        clock[0] += dt.timedelta(seconds=10)
+        into.append(_nccl(s, p, 24.0 * min(speed[s], speed[p])
+                          * float(np.exp(rng.normal(0, 0.02))), clock[0]))
+
+    for _ in range(2):                      # two earlier acceptance runs, all healthy
+        for s, p in jobs.ring(nodes):
+            run_pair(s, p, history)
+    speed['mdx1-004'] = 0.7
+    for s, p in jobs.ring(nodes):
+        run_pair(s, p, rows)
+    _session(monkeypatch, rows, clock)
+    measured = []
+
+    def measure(which, lengths=None, pairs=()):
+        measured.append((list(which), list(pairs)))
+        for s, p in pairs:
+            run_pair(s, p, rows)
+
+    plan = jobs.Plan('mdx1', 'gpu', 'gpu', nodes, {}, [], 1)
+    found = verdicts.judge(records.frame(rows), paired=True, min_effect=0.1)
+    v = {x['node']: x for x in found}
+    # the first run: a node's figure is its own pair run's, the partner named
+    [m] = v['mdx1-003']['measurements']
+    assert m['check'] == 'NcclTests %collective=all_reduce %scope=nodes' and \
+        m['deficit'] > 0.25, m
+    seq = accept.Sequential(0.01, 0.05, None, records.frame(history))
+    accept.decide_suspects(plan, tmp_path, found, 0.1, seq, measure, log=lambda *a: None)
+    assert measured, 'no round'
+    first_nodes, first_pairs = measured[0]
+    buddy = first_nodes[len(first_nodes) // 2]
+    assert sorted(n for n in first_nodes if n != buddy) == ['mdx1-003', 'mdx1-004']
+    second = first_pairs[-1][1]
+    assert buddy not in ('mdx1-003', 'mdx1-004') and second not in (
+        'mdx1-003', 'mdx1-004', buddy)
+    assert first_pairs == [('mdx1-003', buddy), ('mdx1-004', buddy), (buddy, second)]
+    # a later round: the undecided suspects only, the buddy's own run last
+    for nodes_, pairs_ in measured:
+        assert pairs_[-1] == (buddy, second) and all(p == buddy for _, p in pairs_[:-1])
+        assert [s for s, _ in pairs_[:-1]] == [n for n in nodes_ if n != buddy]
+    assert v['mdx1-004']['verdict'] == 'fail', v['mdx1-004'].get('suspect')
+    assert v['mdx1-003']['verdict'] == 'pass', v['mdx1-003'].get('suspect')
+    assert all(v[n]['verdict'] == 'pass' for n in nodes if n != 'mdx1-004')
