@@ -124,6 +124,22 @@ install_venv() {
     echo "$want" >"$stamp"
 }
 
+install_pds_python() {   # the Python of PdsBenchmark: polars-benchmark's libraries as pinned
+    local venv=$MDXBENCH_STATE_DIR/pds-venv req=$MDXBENCH_ROOT/checks/apps/src/polars-benchmark.txt
+    local want
+    want=$(sha256sum "$req" | cut -d' ' -f1)
+    if [[ -x $venv/bin/python && $(cat "$venv/.mdxbench-stamp" 2>/dev/null) == "$want" ]]; then
+        log "PDS: polars-benchmark's Python in $venv is up to date"
+        return
+    fi
+    rm -rf "$venv"
+    "${MDXBENCH_PYTHON:-python3}" -m venv "$venv"
+    "$venv/bin/pip" install -q -r "$req" >"$MDXBENCH_STATE_DIR/logs/pds-pip.log" 2>&1 \
+        || { log_tail "$MDXBENCH_STATE_DIR/logs/pds-pip.log"; die "pip install of $req failed"; }
+    echo "$want" >"$venv/.mdxbench-stamp"
+    log "PDS: polars-benchmark's Python in $venv ($("$venv/bin/python" -c 'import polars, duckdb, pandas, dask; print("polars", polars.__version__, "duckdb", duckdb.__version__, "pandas", pandas.__version__, "dask", dask.__version__)'))"
+}
+
 install_es() {
     local base home repo zip
     require_root "installing Elasticsearch (it creates the user $ES_USER)"
@@ -327,6 +343,7 @@ else
     log "MinIO and warp: building in the background ($GO_TOOLS_LOG; its end in $GO_TOOLS_STATUS)"
 fi
 ((do_es)) && beside Elasticsearch install_es
+[[ ${MDXBENCH_PDS:-1} == 1 ]] && beside "polars-benchmark's Python" install_pds_python
 install_venv
 install_spack
 # the GPU benchmarks compiled for sm_80 and sm_90 (ci/spack-gpu.sh), at nice 19 beside the

@@ -246,7 +246,7 @@ def figures(df, outdir):
         ax.legend(fontsize=7)
         save(fig, 'fft-split.png', 'FFT kernel: computation and communication time vs nodes')
 
-    pds = df.filter((pl.col('check_class') == 'PdsTpch')
+    pds = df.filter((pl.col('check_class') == 'PdsBenchmark')
                     & pl.col('perf_var').str.contains(r'^[a-z]+_q[0-9]+$'))
     if pds.height:
         save(_pds_figure(plt, pds), 'pds-queries.png',
@@ -371,7 +371,7 @@ window.addEventListener('load', function () {{
 
 #: the check classes the figures draw
 FIGURE_CHECKS = ('Iperf3Throughput', 'Ior', 'OsuLatency', 'OsuBandwidth', 'LikwidCacheSweep',
-                 'FftwMpi2d', 'PdsTpch')
+                 'FftwMpi2d', 'PdsBenchmark')
 
 
 def checks(tables=None):

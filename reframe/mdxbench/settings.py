@@ -58,6 +58,8 @@ SETTINGS = (
     _S('MDXBENCH_PIP_EXTRAS', '`test,docs,datascience,mkl,spack` (ci/site-install.sh: '
        '`datascience`)', "the optional dependency groups installed into the venv "
        "(`pyproject.toml`)", 'install'),
+    _S('MDXBENCH_PDS', '`1`', "`0`: do not make polars-benchmark's Python (PdsBenchmark "
+       'then skips, saying so)', 'install'),
     _S('MDXBENCH_GO_TOOLS', '`1`', '`0`: do not build MinIO and warp (the S3 checks then '
        'skip)', 'install'),
     _S('MDXBENCH_GO_CACHE', '`/var/cache/mdxbench/go` as root, else in the state '
@@ -157,6 +159,9 @@ SETTINGS = (
        'that runs the pair checks (tag `pair`: nccl-tests across nodes) on two nodes for '
        'one of them: the node whose reading the records are (`meta.pair_subject`, '
        '`meta.pair_partner`)', 'jobs'),
+    _S('MDXBENCH_PDS_PYTHON', '`<state>/pds-venv/bin/python` (ci/install.sh)', 'the Python '
+       'PdsBenchmark runs polars-benchmark\'s queries with (its libraries: '
+       '`checks/apps/src/polars-benchmark.txt`)', 'jobs'),
     _S('MDXBENCH_SPLIT', 'unset', 'set by the split\'s job scripts: the JSON mark '
        '(incident, build, round) its records carry', 'jobs'),
     _S('MDXBENCH_SUITE_COMMIT', '`unknown`', 'the suite commit the records name where git '

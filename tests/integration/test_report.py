@@ -31,9 +31,10 @@ def open_in_chromium(page, tmp_path, fragment=''):
 
 def test_report_loads_with_tables_images_and_no_console_error(tmp_path):
     plogs = _perflog(tmp_path, 12)
-    # real perflogs of the cache sweep (local), the FFT kernel on 1 and 2 nodes, and PDS
+    # real perflogs of the cache sweep (local), the FFT kernel on 1 and 2 nodes, and PDS (the
+    # paper's code, PdsBenchmark)
     for name in ('local-debug-LikwidCacheSweep.log', 'nscluster-nodes-FftwMpi2d.log',
-                 'local-debug-PdsTpch.log', 'local-debug-WarpObjectStorage.log'):
+                 'local-debug-PdsBenchmark.log', 'local-debug-WarpObjectStorage.log'):
         system, part, check = name.removesuffix('.log').split('-', 2)
         (plogs / system / part).mkdir(parents=True, exist_ok=True)
         shutil.copy(FIXTURES_PERFLOG.parent / name, plogs / system / part / f'{check}.log')
