@@ -26,30 +26,40 @@ PERF_TABLE = {f'{lib}_{q}': (f'{lib}_{q}', 's', 'lower') for lib in LIBRARIES
               for q in [f'q{n}' for n in QUERIES] + ['total']}
 
 
-@rfm.simple_test
-class PdsTpch(MdxBenchTest):
-    descr = ('PDS cross-check: our Q1-Q7 in Polars, DuckDB, pandas and Dask, every answer '
-             'checked against the TPC-H SQL')
+class PdsWorkload(MdxBenchTest):
+    '''What both PDS checks share: queries 1-7 of the four libraries, a scale factor, and
+    where the tables go.'''
     tags = {'apps'}
-    bench_name = 'pds'
-    bench_binary = 'tpchgen-cli'
-    parser = staticmethod(pds.parse)
     sourcesdir = 'src'
     time_limit = '2h'
     #: TPC-H scale factor (1 = 1 GB; the paper used about 10): by default the partition's
     #: ``extras.pds.scale_factor`` (site config), else the paper's 10
     scale_factor = variable(float, type(None), value=None)
-    #: where the Parquet data goes; empty: the stage directory (removed after a pass)
+    #: where the tables go, kept between runs; empty: the stage directory
     data_dir = variable(str, value='')
     perf_table = PERF_TABLE
 
     @run_before('run')
-    def set_command(self):
+    def size_the_data(self):
         if self.scale_factor is None:
             self.scale_factor = float((self.current_partition.extras.get('pds') or {})
                                       .get('scale_factor', PAPER_SCALE_FACTOR))
-        data = self.data_dir or f'{self.stagedir}/tpch-sf{self.scale_factor:g}'
         self.num_tasks = 1
+        self.mdx_extra = {'scale_factor': self.scale_factor, 'queries': list(QUERIES),
+                          'scale_factor_paper': PAPER_SCALE_FACTOR}
+
+
+@rfm.simple_test
+class PdsTpch(PdsWorkload):
+    descr = ('PDS cross-check: our Q1-Q7 in Polars, DuckDB, pandas and Dask, every answer '
+             'checked against the TPC-H SQL')
+    bench_name = 'pds'
+    bench_binary = 'tpchgen-cli'
+    parser = staticmethod(pds.parse)
+
+    @run_before('run')
+    def set_command(self):
+        data = self.data_dir or f'{self.stagedir}/tpch-sf{self.scale_factor:g}'
         self.prerun_cmds = [
             f'test -f "{data}/lineitem.parquet" || '
             f'{self.bench_path} parquet -s {self.scale_factor:g} --output-dir="{data}" || exit 1'
@@ -58,9 +68,7 @@ class PdsTpch(MdxBenchTest):
         self.executable_opts = ['pds_tpch.py', '--data', f'"{data}"',
                                 f'--queries={",".join(map(str, QUERIES))}'] + \
             [f'--library={lib}' for lib in LIBRARIES]
-        self.mdx_extra = {'scale_factor': self.scale_factor, 'queries': list(QUERIES),
-                          'scale_factor_paper': PAPER_SCALE_FACTOR,
-                          'checked_against': 'TPC-H SQL text (src/tpch-sql) run by DuckDB'}
+        self.mdx_extra['checked_against'] = 'TPC-H SQL text (src/tpch-sql) run by DuckDB'
 
     def derive(self, results):
         self.mdx_extra = dict(self.mdx_extra, answer_rows=results['answer_rows'],
@@ -68,23 +76,15 @@ class PdsTpch(MdxBenchTest):
 
 
 @rfm.simple_test
-class PdsBenchmark(MdxBenchTest):
+class PdsBenchmark(PdsWorkload):
     descr = ("PDS as the paper ran it: pola-rs/polars-benchmark's Q1-Q7 in Polars, DuckDB, "
              'pandas and Dask on its dbgen\'s tables')
-    tags = {'apps'}
     bench_name = 'polars-benchmark'
-    #: its dbgen, built in the tree the package installs (share/polars-benchmark)
+    #: its dbgen, built in the tree the package installs (share/polars-benchmark); the
+    #: benchmark checks its answers at scale factor 1 only (its data/answers)
     bench_binary = 'dbgen'
     bench_origin = 'Spack: polars-benchmark@6e3fefc'
     parser = staticmethod(polars_benchmark.parse)
-    sourcesdir = 'src'
-    time_limit = '2h'
-    #: TPC-H scale factor, as PdsTpch's (partition ``extras.pds.scale_factor``, else 10);
-    #: the benchmark checks its answers at 1 only (its data/answers)
-    scale_factor = variable(float, type(None), value=None)
-    #: where its tables go, kept between runs; empty: the stage directory
-    data_dir = variable(str, value='')
-    perf_table = PERF_TABLE
     #: the Python with the benchmark's libraries (empty: MDXBENCH_PDS_PYTHON, else the
     #: virtual environment ci/install.sh makes)
     python = variable(str, value='')
@@ -100,19 +100,13 @@ class PdsBenchmark(MdxBenchTest):
 
     @run_before('run')
     def set_command(self):
-        if self.scale_factor is None:
-            self.scale_factor = float((self.current_partition.extras.get('pds') or {})
-                                      .get('scale_factor', PAPER_SCALE_FACTOR))
         tree = os.path.dirname(os.path.dirname(os.path.realpath(self.bench_path)))
-        self.num_tasks = 1
         self.executable = 'bash'
         self.executable_opts = ['polars-benchmark.sh', self.python, tree,
                                 self.data_dir or f'{self.stagedir}/tables',
                                 f'{self.scale_factor:g}', f'"{" ".join(LIBRARIES)}"',
                                 f'"{" ".join(map(str, QUERIES))}"']
-        self.mdx_extra = {'scale_factor': self.scale_factor, 'queries': list(QUERIES),
-                          'scale_factor_paper': PAPER_SCALE_FACTOR, 'tree': tree,
-                          'python': self.python}
+        self.mdx_extra.update(tree=tree, python=self.python)
 
     def derive(self, results):
         results.update(polars_benchmark.figures(results, LIBRARIES, QUERIES))
