@@ -174,6 +174,44 @@ def test_each_missing_part_of_a_run_is_said_word_for_word(fixture_text):
             nccl.parse(text.replace(line, '#'))
 
 
+
+def test_the_headers_and_library_versions_and_an_empty_or_headless_run_word_for_word(
+        fixture_text):
+    """The two NCCL versions nccl-tests prints are each its own (a build against other
+    headers than the library it loads: the line as it prints it then, other numbers);
+    every refusal before the rows, word for word."""
+    text = fixture_text(_ALL_REDUCE)
+    line = '# nccl-tests version 2.17.6 nccl-headers=23203 nccl-library=23203'
+    assert line in text
+    r = nccl.parse(text.replace(line, line.replace('nccl-library=23203', 'nccl-library=22807')))
+    assert (r['nccl_headers'], r['nccl_library']) == (23203, 22807)
+    for empty in ('', '  \n\n'):
+        with pytest.raises(ParseError) as err:
+            nccl.parse(empty)
+        assert str(err.value) == 'nccl-tests output is empty'
+    start = '# Collective test starting: all_reduce_perf'
+    with pytest.raises(ParseError) as err:
+        nccl.parse(text.replace(start, '#'))
+    assert str(err.value) == 'no "# Collective test starting:" line'
+    [params] = [ln for ln in text.splitlines() if ln.startswith('# nThread ')]
+    with pytest.raises(ParseError) as err:
+        nccl.parse(text.replace(params, '#'))
+    assert str(err.value) == 'no "# nThread N nGpus N minBytes ... validation: N" line'
+
+
+def test_the_last_error_nccl_printed_at_the_end_is_read(fixture_text):
+    """nccl-tests ends a run with ``writeErrors`` (src/util.cu of 2.17.6): ``# error: `` and
+    NCCL's last error (ncclGetLastError) where it has one, else an empty line -- what the
+    fixtures, runs without error, end with. That last line as writeErrors prints it with
+    an error: the text is read, trimmed; none is None."""
+    text = fixture_text(_ALL_REDUCE)
+    assert nccl.parse(text)['error'] is None and text.endswith('all_reduce_perf\n\n')
+    told = text[:-1] + "# error: NET/IB : No device found. \n"
+    assert nccl.parse(told)['error'] == 'NET/IB : No device found.'
+    # only at the start of a line: the text of a row or an INFO line is not the footer's
+    assert nccl.parse(text.replace('# Avg bus', 'x # error: y\n# Avg bus'))['error'] is None
+
+
 # --- gpu-burn ------------------------------------------------------------------------------
 def test_gpu_burn_on_eight_gpus_reads_each_gpu(fixture_text):
     '''The last report of the run: "2988 (53600 Gflop/s) - 2739 (53546 Gflop/s) - ...";
@@ -253,6 +291,26 @@ def _gpu_entries(text, gpu, old, new):
             line = head + f'{old}: ' + ' - '.join(parts) + rest[cut:]
         out.append(line)
     return '\n'.join(out)
+
+
+
+def test_a_windows_count_is_its_last_reports_even_when_it_grew_just_before_the_summary(
+        fixture_text):
+    """The faulty run with the last window's reports after GPU 3's count grew to 8192 left
+    out (a window whose count grows in its last report, as when a batch ends just before
+    the summary): the sum is still the windows' last counts, 28672 -- not the count of the
+    report before the last (4096 there)."""
+    text = fixture_text(GPU + 'gpu-burn-a113ce7-8gpu-60s-faulty-gpu3.out')
+    end = text.rindex('\n\tSummary at:')
+    grew = text.index('errors: 0 - 0 - 0 - 8192', text.rindex('errors: 0 - 0 - 0 - 4096', 0, end))
+    # (read as text, gpu-burn's carriage returns are line ends)
+    short = text[:text.index('\n', grew)] + text[end:]
+    window = short[short.rindex('Summary at:', 0, short.rindex('Summary at:')):
+                   short.rindex('Summary at:')]
+    counts = [seg.split('errors: ')[1].split(' - ')[3].split()[0]
+              for seg in window.splitlines() if 'errors: ' in seg]
+    assert counts[-2:] == ['4096', '8192'], counts[-3:]
+    assert gpuburn.parse(short)['gpus'][3]['errors'] == 28672
 
 
 def test_a_temperature_not_read_yet_and_a_gpu_that_never_finished_a_batch(fixture_text):
