@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from dry_runs import slurm_client_path
 from mdxbench import catalog
 from mdxbench.base import lengthened
 
@@ -44,7 +45,8 @@ def _dry_run(tmp_path, checks, *options):
     '''The job script of ReFrame's dry run of ``checks`` on `local` with ``options`` (no
     benchmark runs: the binary is pointed at `env`).'''
     env = dict(os.environ, RFM_CONFIG_FILES=str(ROOT / 'site-configs' / 'settings.py'),
-               MDXBENCH_STATE_DIR=str(tmp_path / 'state'))
+               MDXBENCH_STATE_DIR=str(tmp_path / 'state'),
+               PATH=slurm_client_path(tmp_path / 'bin'))
     (tmp_path / 'state').mkdir()
     res = subprocess.run(
         [str(pathlib.Path(sys.executable).parent / 'reframe'), '-c', checks, '--dry-run',

@@ -3,6 +3,7 @@ checks/apps/src/polars-benchmark.sh at scale factor 1 on this machine -- a whole
 run in which pandas' q5 was aborted at its exit (tests/fixtures/README.md).'''
 import pytest
 
+from dry_runs import slurm_client_path
 from mdxbench.parsers import ParseError, polars_benchmark as pb
 
 LIBS = ('polars', 'duckdb', 'pandas', 'dask')
@@ -137,10 +138,6 @@ def _dry_run(tmp_path, state, **env):
     (tree / 'tpch-dbgen' / 'dbgen').chmod(0o755)
     (tmp_path / 'bin').mkdir()
     (tmp_path / 'bin' / 'dbgen').symlink_to(tree / 'tpch-dbgen' / 'dbgen')
-    # (ReFrame asks the launcher's version at setup: a Slurm client without this test's
-    # state directory's slurm.conf looks for the controller in DNS for a minute)
-    (tmp_path / 'bin' / 'srun').write_text('#!/bin/sh\necho slurm 22.05.8\n')
-    (tmp_path / 'bin' / 'srun').chmod(0o755)
     exe = pathlib.Path(sys.executable).parent / 'reframe'
     res = subprocess.run(
         [str(exe), '-c', 'checks/apps/pds.py', '-n', '^PdsBenchmark$', '--dry-run',
@@ -148,7 +145,8 @@ def _dry_run(tmp_path, state, **env):
         capture_output=True, text=True, cwd=REPO_ROOT, timeout=300,
         env=dict(os.environ, RFM_CONFIG_FILES=str(REPO_ROOT / 'site-configs' / 'settings.py'),
                  MDXBENCH_STATE_DIR=str(state), MDXBENCH_SPACK_VIEW=str(tmp_path / 'no-view'),
-                 PATH=f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}", **env))
+                 PATH=f"{tmp_path / 'bin'}{os.pathsep}{slurm_client_path(tmp_path / 'srun')}",
+                 **env))
     assert res.returncode == 0 and '/1 test case(s) from 1 check(s)' in res.stdout, \
         res.stdout[-3000:] + res.stderr[-2000:]
     return res.stdout, tree
