@@ -23,8 +23,9 @@ _TIMINGS = 'polars-benchmark: timings.csv'
 
 
 def parse(text):
-    '''``{'runs': {(library, query): [exit status, ...]}, 'rows': [{library, version,
-    query, seconds, io_type, scale_factor}], 'checked': bool}`` of the job's output.'''
+    '''``{'runs': {'<library> q<n>': [exit status, ...]}, 'rows': [{library, version,
+    query, seconds, io_type, scale_factor}], 'checked': bool}`` of the job's output (keys
+    that are text: ReFrame writes a check's results into its JSON report).'''
     lines = text.splitlines()
     require(_TIMINGS in lines, 'polars-benchmark output: no "polars-benchmark: timings.csv" '
             'line (the job ended before its queries did)')
@@ -36,7 +37,7 @@ def parse(text):
     for n, line in enumerate(lines[:at], 1):
         m = _STATUS.match(line)
         if m:
-            runs.setdefault((m[1], int(m[2])), []).append(int(m[3]))
+            runs.setdefault(f'{m[1]} q{int(m[2])}', []).append(int(m[3]))
     require(runs, 'polars-benchmark output: no query ran (no status line)')
     table = list(csv.reader(io.StringIO('\n'.join(lines[at + 1:]))))
     require(table and table[0] == HEADER, 'polars-benchmark timings: header '
@@ -64,7 +65,7 @@ def figures(results, libraries, queries):
     versions, again = {}, []
     for lib in libraries:
         for q in queries:
-            status = runs.get((lib, q))
+            status = runs.get(f'{lib} q{q}')
             mine = [r for r in results['rows'] if r['library'] == lib and r['query'] == q]
             if status is None:
                 problems.append(f'{lib} q{q} did not run')
