@@ -26,7 +26,7 @@ PERF_TABLE = {f'{lib}_{q}': (f'{lib}_{q}', 's', 'lower') for lib in LIBRARIES
               for q in [f'q{n}' for n in QUERIES] + ['total']}
 
 
-class PdsWorkload(MdxBenchTest):
+class _PdsWorkload(MdxBenchTest):
     '''What both PDS checks share: queries 1-7 of the four libraries, a scale factor, and
     where the tables go.'''
     tags = {'apps'}
@@ -50,7 +50,7 @@ class PdsWorkload(MdxBenchTest):
 
 
 @rfm.simple_test
-class PdsTpch(PdsWorkload):
+class PdsTpch(_PdsWorkload):
     descr = ('PDS cross-check: our Q1-Q7 in Polars, DuckDB, pandas and Dask, every answer '
              'checked against the TPC-H SQL')
     bench_name = 'pds'
@@ -76,7 +76,7 @@ class PdsTpch(PdsWorkload):
 
 
 @rfm.simple_test
-class PdsBenchmark(PdsWorkload):
+class PdsBenchmark(_PdsWorkload):
     descr = ("PDS as the paper ran it: pola-rs/polars-benchmark's Q1-Q7 in Polars, DuckDB, "
              'pandas and Dask on its dbgen\'s tables')
     bench_name = 'polars-benchmark'
