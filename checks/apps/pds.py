@@ -15,6 +15,7 @@ from reframe.core.builtins import run_after, run_before, variable
 from mdxbench import settings
 from mdxbench.base import MdxBenchTest
 from mdxbench.parsers import pds, polars_benchmark
+from mdxbench.provenance import binary_provenance
 
 #: what is run: the program src/pds_tpch.py with these libraries and TPC-H queries
 LIBRARIES = ('polars', 'duckdb', 'pandas', 'dask')
@@ -110,6 +111,11 @@ class PdsBenchmark(_PdsWorkload):
 
     def derive(self, results):
         results.update(polars_benchmark.figures(results, LIBRARIES, QUERIES))
+        # the benchmark's version: its commit, as the Spack build of its tree names it (the
+        # output does not print one); the libraries' versions are the run's own
+        spec = binary_provenance(self.bench_path).get('spack_spec', '')
+        if spec.startswith('polars-benchmark@'):
+            results['version'] = spec.split()[0].split('@', 1)[1]
         self.mdx_extra = dict(self.mdx_extra, versions=results['versions'],
                               answers_checked=results['checked'],
                               ran_twice=results['ran_twice'])
