@@ -343,13 +343,17 @@ def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
     '''ci/cluster.sh degrade: a CPU quota on mdxnode2's slurmd slows the jobs there (not on
     mdxnode1); a rate limit on mdxnode3's veth slows its TCP throughput to the host side;
     restore undoes both.'''
-    loop = ['python3', '-c', 's = 0\nfor i in range(2000000): s += i']
+    # the job times its own CPU-bound loop (about 0.4 s of CPU here): srun's start and
+    # Python's own (half a second on a loaded machine, the same on either node) would
+    # otherwise dilute a 5x slowdown below the bound (CI, 2026-12-02: 1.42 s against 0.65 s
+    # for a 0.15-s loop timed around srun)
+    loop = ['python3', '-c', 'import time\nt = time.perf_counter()\ns = 0\n'
+            'for i in range(5000000): s += i\nprint(time.perf_counter() - t)']
 
     def seconds(node):
-        t0 = time.monotonic()
         res = slurm('srun', '-w', node, '-n1', *loop, timeout=300)
         assert res.returncode == 0, res.stderr
-        return time.monotonic() - t0
+        return float(res.stdout.split()[-1])
 
     def gbits(node):
         port = 5300 + os.getpid() % 500

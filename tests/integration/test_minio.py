@@ -4,11 +4,10 @@ failing at once with the reason.'''
 import os
 import socket
 import stat
-import time
-
 import pytest
 
 from conftest import ROOT, STATE, VENV_BIN, run
+from hang import HANG_S
 
 
 @pytest.fixture(scope='module')
@@ -39,14 +38,22 @@ def test_a_server_that_is_down_fails_the_case_at_once_with_the_reason(minio, tmp
     with socket.socket() as s:                  # a port nobody listens on
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
-    t0 = time.monotonic()
     res = run([str(VENV_BIN / 'reframe'), '-c', 'checks/storage/warp.py', '-n',
                r'WarpObjectStorage%target=minio%op=get%concurrency=1$', '-r', '--system',
                'local', '--prefix', str(tmp_path / 'rfm'), '--nocolor'],
               env={'MDXBENCH_LOCAL_S3_ENDPOINT': f'127.0.0.1:{port}',
                    'MDXBENCH_PERFLOG_DIR': str(tmp_path / 'perflogs'),
-                   'RFM_CONFIG_FILES': str(ROOT / 'site-configs' / 'settings.py')}, timeout=300)
+                   'RFM_CONFIG_FILES': str(ROOT / 'site-configs' / 'settings.py')}, timeout=HANG_S)
     assert res.returncode != 0, res.stdout[-3000:]
-    assert (f'S3 endpoint 127.0.0.1:{port} of object target minio does not accept '
-            'connections') in res.stdout, res.stdout[-3000:]
-    assert time.monotonic() - t0 < 120
+    said = (f'S3 endpoint 127.0.0.1:{port} of object target minio does not accept '
+            'connections')
+    assert said in res.stdout, res.stdout[-3000:]
+    # "at once": the job ended at the check of the endpoint, before warp -- its error output
+    # is that one line, and its output only the credentials' source (warp against a closed
+    # port retries and prints each try). Not a wall-clock bound: this session runs at
+    # nice 19 beside the measurements (CI, 2026-12-02, failed one of 120 s).
+    job = [d for d in (tmp_path / 'rfm' / 'stage').rglob('rfm_job.err')]
+    assert len(job) == 1, job
+    assert job[0].read_text().strip().splitlines() == [f'mdxbench: {said} (server down?)']
+    assert job[0].with_name('rfm_job.out').read_text().strip().splitlines() == [
+        f"mdxbench: S3 credentials of minio from {STATE / 'minio-credentials'}"]
