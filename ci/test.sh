@@ -8,8 +8,8 @@
 # priority; beside them at nice 19 the other integration modules (they wait on Slurm,
 # Elasticsearch, Chromium, or judge no figure a busy machine moves): those that use this
 # machine's Slurm, Elasticsearch or MinIO in one session (one module at a time with the
-# quiet session's: conftest.SERVICES_LOCK), the others and then the unit tests on two
-# pytest-xdist workers in another. The fleet's acceptance, whose MPI runs nothing may share
+# quiet session's: conftest.SERVICES_LOCK), the others in another; then the unit tests on
+# two pytest-xdist workers, in whichever of the two ends its modules first. The fleet's acceptance, whose MPI runs nothing may share
 # the cores with, waits for both to end (conftest.ALONE) and runs last but the account of
 # the checks. The output of the sessions beside goes to logs, printed at the end.
 # MinIO's and warp's Go builds (about 7 CPU-minutes from empty Go caches) start with the
@@ -34,8 +34,9 @@ rc=0
 #   services: the modules that use this machine's Slurm, Elasticsearch or MinIO (one at a
 #             time with the quiet session's, conftest.SERVICES_LOCK); /tmp's pytest
 #             directory, which test_site opens to an unprivileged user
-#   other:    the modules that use none of them (Spack's, the builds', the reports'), then
-#             the unit tests on two workers; a temporary directory of its own
+#   other:    the modules that use none of them (Spack's, the builds', the reports'); a
+#             temporary directory of its own
+# and then, in whichever of the two ends its modules first, the unit tests on two workers.
 names=(services other)
 export MDXBENCH_TESTS_BESIDE_DONE=
 for name in "${names[@]}"; do
@@ -43,6 +44,8 @@ for name in "${names[@]}"; do
     MDXBENCH_TESTS_BESIDE_DONE+=${MDXBENCH_TESTS_BESIDE_DONE:+:}$MDXBENCH_STATE_DIR/logs/tests-$name.done
 done
 mkdir -p "$MDXBENCH_STATE_DIR/logs"
+unit_claim=$MDXBENCH_STATE_DIR/logs/unit-tests.claimed
+rmdir "$unit_claim" 2>/dev/null || true
 pids=()
 beside() {      # NAME: one session beside, in the background
     local name=$1 done=$MDXBENCH_STATE_DIR/logs/tests-$1.done
@@ -55,7 +58,13 @@ beside() {      # NAME: one session beside, in the background
             export TMPDIR
             TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/mdxbench-$name.XXXXXX")
             python -m pytest -ra --durations=30 -m 'not quiet and not services' tests/integration || src=$?
-            python -m pytest -ra --durations=15 -n 2 tests/unit || src=$((src ? src : $?))
+        fi
+        # the unit tests: by the session that ends its modules first (mkdir is atomic), so
+        # that the fleet's acceptance, which waits for both, waits for the shorter tail
+        if mkdir "$unit_claim" 2>/dev/null; then
+            echo "================ the unit tests, in the session that ended its modules first ($name) ================"
+            python -m pytest -ra --durations=15 -n 2 tests/unit \
+                || src=$((src ? src : $?))
         fi
         echo "$src" >"$done"
         exit "$src"
@@ -63,7 +72,7 @@ beside() {      # NAME: one session beside, in the background
     pids+=($!)
 }
 for name in "${names[@]}"; do beside "$name"; done
-log "tests: the modules that measure here one after another; beside them at nice 19 the modules of this machine's services, and the others then the unit tests (their output: $MDXBENCH_STATE_DIR/logs/tests-{${names[*]// /,}}.log, printed when all end)"
+log "tests: the modules that measure here one after another; beside them at nice 19 the modules of this machine's services, and the others, then the unit tests in whichever ends first (their output: $MDXBENCH_STATE_DIR/logs/tests-{${names[*]// /,}}.log, printed when all end)"
 quiet_tmp=$(mktemp -d "${TMPDIR:-/tmp}/mdxbench-quiet.XXXXXX")
 TMPDIR=$quiet_tmp python -m pytest -ra --durations=30 -m quiet tests/integration || rc=$?
 for i in "${!names[@]}"; do
