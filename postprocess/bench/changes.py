@@ -115,33 +115,9 @@ def make_store(path, nseries, runs, seed=11, share=0.01, meta='{}', chunk=500, f
 
 
 def _child(path, mode, naive_series):
-    code = child.PEAK + f'''
-import json, resource, time
-t0 = time.perf_counter()
-from mdxbench.post.analysis import changes, scan
-from mdxbench.post.store import records
-df = records.from_parquet({str(path)!r})
-if {mode!r} == 'scan':
-    t1 = time.perf_counter()
-    cps = scan.find(df)
-    out = {{'found': len(cps), 'series': None, 'scan_seconds': time.perf_counter() - t1}}
-else:
-    import polars as pl
-    keys = df.select(changes.SERIES).unique().sort(changes.SERIES).head({naive_series})
-    found = 0
-    t0 = time.perf_counter()
-    for key in keys.iter_rows(named=True):
-        sel = df
-        for k, v in key.items():
-            sel = sel.filter(pl.col(k) == v)
-        vals = [r['value'] for r in sel.sort('time').iter_rows(named=True)]
-        found += len(changes.detect(vals))
-    out = {{'found': found, 'series': keys.height}}
-out.update(seconds=time.perf_counter() - t0,
-           peak_mib=peak_mib())
-print(json.dumps(out))
-'''
-    return child.run(code, f'bench child ({mode})')
+    ''':func:`mdxbench.post.bench.children.changes_scan` in a child process.'''
+    return child.run('changes_scan', f'bench child ({mode})', path=str(path), mode=mode,
+                     naive_series=naive_series)
 
 
 def long_series(shapes=((100, 10000), (4, 250000)), compare=(10, 10000)):

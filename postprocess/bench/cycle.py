@@ -46,98 +46,28 @@ from mdxbench.post.bench import ingest as bench_ingest
 def _child(path, mode, keep=None, cps_out=None, state_out=None):
     '''Detection and grouping over ``path`` (the Parquet files scanned in bounded memory,
     through the scan copy kept in ``keep`` when given; ``table``: read as one table first,
-    the baseline) in a child process; its change points written to ``cps_out`` and the
-    incidents to ``state_out`` (JSON) when given.'''
-    code = child.PEAK + f'''
-import datetime as dt, json, resource, time
-t0 = time.perf_counter()
-from mdxbench.post.analysis import incidents, scan
-from mdxbench.post.store import records
-if {mode!r} == 'table':
-    df = records.from_parquet({str(path[0])!r})
-    t1 = time.perf_counter()
-    cps = scan.find(df)
-    n = df.height
-else:
-    t1 = time.perf_counter()
-    cps = scan.find({[str(p) for p in path]!r}, keep={str(keep) if keep else None!r})
-    n = None
-t2 = time.perf_counter()
-groups = incidents.group(cps)
-state = incidents.update({{}}, groups, dt.datetime.now(dt.timezone.utc).isoformat())
-t3 = time.perf_counter()
-for out, what in (({str(cps_out) if cps_out else None!r}, cps),
-                  ({str(state_out) if state_out else None!r}, state)):
-    if out:
-        with open(out, 'w') as f:
-            json.dump(what, f, default=str)
-kept = None
-if {str(keep) if keep else None!r}:
-    from mdxbench.post.analysis.scancopy import ScanCopy
-    kept = ScanCopy({str(keep) if keep else None!r}).manifest['last']
-print(json.dumps({{'read': t1 - t0, 'detect': t2 - t1, 'group': t3 - t2, 'records': n,
-                  'kept': kept,
-                  'change_points': len(cps), 'incidents': len(state),
-                  'peak_mib': peak_mib(),
-                  'worker_mib': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}}))
-'''
-    return child.run(code, 'bench child')
+    the baseline) in a child process (:func:`mdxbench.post.bench.children.cycle_detect`);
+    its change points written to ``cps_out`` and the incidents to ``state_out`` (JSON)
+    when given.'''
+    return child.run('cycle_detect', 'bench child', paths=[str(p) for p in path], mode=mode,
+                     keep=str(keep) if keep else None,
+                     cps_out=str(cps_out) if cps_out else None,
+                     state_out=str(state_out) if state_out else None)
 
 
 def _site(keep, cps, state, out, mde_budget=0.0):
-    '''The cycle's site (:func:`mdxbench.post.site.publish.write`: index, incident pages,
-    the papers' tables, the trend pages) written into ``out`` from the scan kept in
-    ``keep`` with the change points and incidents of the files ``cps`` and ``state``, as
-    ``mdxbench cycle`` writes it, after its sensitivity bookkeeping (``mde_budget``
-    seconds of minimum detectable effects computed; the figures kept between cycles in
-    ``out/sensitivity.json``, as a cycle keeps them in its state), in a child process.'''
-    code = child.PEAK + f'''
-import json, pathlib, resource, time
-t0 = time.perf_counter()
-from mdxbench.post.analysis import kept, sensitivity
-from mdxbench.post.site import publish
-hist = kept.Kept({str(keep)!r})
-cps, state = json.load(open({str(cps)!r})), json.load(open({str(state)!r}))
-try:
-    cache = json.load(open({str(pathlib.Path(out) / 'sensitivity.json')!r}))
-except OSError:
-    cache = {{}}
-sens, done = sensitivity.refresh(cache, hist, {mde_budget!r})
-pathlib.Path({str(out)!r}).mkdir(parents=True, exist_ok=True)
-json.dump({{sensitivity.key_of(e): e for e in sens}},
-          open({str(pathlib.Path(out) / 'sensitivity.json')!r}, 'w'), default=str)
-t1 = time.perf_counter()
-publish.write({str(out)!r}, 'mdx2', state, {{'time': 'bench', 'exit': 0}}, hist, (), sens, cps)
-print(json.dumps({{'sensitivity': t1 - t0, 'site': time.perf_counter() - t1,
-                  'charts': hist.nseries(), 'mde_computed': done, 'peak_mib': peak_mib(),
-                  'worker_mib': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}}))
-'''
-    return child.run(code, 'bench child (site)')
+    '''The cycle's site written into ``out`` from the scan kept in ``keep``, as ``mdxbench
+    cycle`` writes it, in a child process (:func:`mdxbench.post.bench.children.cycle_site`).'''
+    return child.run('cycle_site', 'bench child (site)', keep=str(keep), cps=str(cps),
+                     state=str(state), out=str(out), mde_budget=mde_budget)
 
 
 def _table_site(paths, cps, out, mde_budget=0.0):
     '''The baseline: the trend pages written the way the cycle wrote them before issue 45,
-    the columns they read read as one table, then ``trends.write`` (with the sensitivity
-    bookkeeping of ``mde_budget`` seconds, as the kept site), in a child process.'''
-    code = child.PEAK + f'''
-import json, time
-t0 = time.perf_counter()
-import polars as pl
-from mdxbench.post.site import trends
-from mdxbench.post.store import records
-lf = records.nightly(records.with_current_names(pl.scan_parquet({[str(p) for p in paths]!r})))
-have = lf.collect_schema().names()
-df = lf.select([pl.col(c) if c in have else pl.lit(None, pl.Float64).alias(c)
-                for c in trends.COLUMNS]).collect()
-t1 = time.perf_counter()
-from mdxbench.post.analysis import sensitivity
-sens, _ = sensitivity.refresh({{}}, df, {mde_budget!r})
-n, _ = trends.write(df, {str(out / 'trends.html')!r}, sensitivity=sens,
-                    change_points=json.load(open({str(cps)!r})))
-print(json.dumps({{'read': t1 - t0, 'site': time.perf_counter() - t1, 'charts': n,
-                  'peak_mib': peak_mib()}}))
-'''
-    return child.run(code, 'bench child (table site)')
+    in a child process (:func:`mdxbench.post.bench.children.cycle_table_site`).'''
+    return child.run('cycle_table_site', 'bench child (table site)',
+                     paths=[str(p) for p in paths], cps=str(cps), out=str(out),
+                     mde_budget=mde_budget)
 
 
 def differing(a, b, ignore=('.kept',)):

@@ -50,36 +50,9 @@ def make_store(path, nrecords, seed=7):
 
 
 def _scan_child(path, mode):
-    '''Run in a child process so that its peak memory is its own.'''
-    code = child.PEAK + f'''
-import resource, time, json, statistics, sys
-t0 = time.perf_counter()
-if {mode!r} == 'polars':
-    from mdxbench.post.store import records
-    from mdxbench.post.analysis import regress
-    df = records.from_parquet({str(path)!r})
-    t = regress.compare(df, latest_runs=3, baseline_runs=10)
-    n = t.filter(t['verdict'] == 'regression').height
-else:
-    import pyarrow.parquet as pq
-    rows = pq.read_table({str(path)!r}, columns=['system', 'partition', 'check', 'perf_var', 'unit', 'time', 'value']).to_pylist()
-    series = {{}}
-    for r in rows:
-        series.setdefault((r['system'], r['partition'], r['check'], r['perf_var'], r['unit']), []).append((r['time'], r['value']))
-    n = 0
-    for k, v in series.items():
-        v.sort()
-        vals = [x for _, x in v]
-        base, new = vals[-13:-3], vals[-3:]
-        med = statistics.median(base)
-        mad = statistics.median(abs(x - med) for x in base)
-        eff = (statistics.median(new) - med) / med
-        if -eff >= 0.05 and (mad == 0 or -(statistics.median(new) - med) / (1.4826 * mad) >= 3):
-            n += 1
-print(json.dumps({{'seconds': time.perf_counter() - t0, 'regressions': n,
-                  'peak_mib': peak_mib()}}))
-'''
-    return child.run(code, f'bench child ({mode})')
+    ''':func:`mdxbench.post.bench.children.regress_scan` in a child process, so that its
+    peak memory is its own.'''
+    return child.run('regress_scan', f'bench child ({mode})', path=str(path), mode=mode)
 
 
 def bench_regress(nrecords):

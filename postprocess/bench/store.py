@@ -221,44 +221,9 @@ def drop(es, prefix):
 
 
 def _child(url, prefix, base, mode):
-    code = child.PEAK + f'''
-import json, resource, time
-from mdxbench.post.store import esclient, history, records
-t0 = time.perf_counter()
-if {mode!r} == 'rows':
-    from elasticsearch import helpers
-    import json as j
-    rows = []
-    es = esclient.make_client(url={url!r})
-    for hit in helpers.scan(es, index={prefix!r} + '-*', size=5000, preserve_order=False):
-        d = hit['_source']
-        meta = d.get('meta') or {{}}
-        rows.append({{'time': d['@timestamp'], 'system': d['system'], 'partition': d['partition'],
-                     'environ': d['environ'], 'check': records.series_name(d['display_name']),
-                     'perf_var': d['perf_var'], 'value': d['perf_value'], 'unit': d['perf_unit'],
-                     'better': d.get('perf_better'), 'ref': d.get('perf_ref'),
-                     'lower': d.get('perf_lower_thres'), 'upper': d.get('perf_upper_thres'),
-                     'result': d.get('perf_result'), 'jobid': d['jobid'],
-                     'nodes': records.node_names(d.get('nodelist'), meta),
-                     'tags': ','.join(j.loads(meta.get('tags') or '[]')),
-                     'params': records.canonical_params(meta), 'meta': j.dumps(meta, sort_keys=True)}})
-    df = records.frame(rows)
-    out = {{'records': df.height}}
-else:
-    copy = history.Copy({str(base)!r}, {url!r}, {prefix!r})
-    rep = copy.sync(esclient.make_client(url={url!r}, raw=True))
-    if {mode!r} == 'sync':
-        out = {{'records': rep.new_records, 'read': rep.new_records,
-               'line': rep.line(copy.url, copy.root)}}
-    else:
-        df = copy.load()
-        out = {{'records': df.height, 'read': rep.new_records,
-               'line': rep.line(copy.url, copy.root)}}
-out.update(seconds=time.perf_counter() - t0,
-           peak_mib=peak_mib())
-print(json.dumps(out))
-'''
-    return child.run(code, 'bench child')
+    ''':func:`mdxbench.post.bench.children.store_read` in a child process.'''
+    return child.run('store_read', 'bench child', url=url, prefix=prefix, base=str(base),
+                     mode=mode)
 
 
 def cold_only(es, url, prefix, series, runs):
