@@ -3,9 +3,12 @@ or partition (listing the known ones), a bad time or number, a file that cannot 
 output location that cannot be written, options that contradict each other. argparse turns
 each refusal into one line naming the option (:class:`mdxbench.post.cli.Parser`), and the
 command exits USAGE (2). Every command's options use them (through
-:mod:`mdxbench.post.commands.options`).'''
+:mod:`mdxbench.post.commands.options`). Also the bridge between the parser and a command's
+``run``: the options' defaults taken from its signature (:func:`defaults`), the parsed
+options as its keyword arguments (:func:`keywords`).'''
 import argparse
 import datetime as dt
+import inspect
 import os
 import pathlib
 import tempfile
@@ -20,6 +23,30 @@ def refuse(p, check):
 def contradiction(args):
     '''The first message of the checks :func:`refuse` registered for the command, or None.'''
     return next(filter(None, (check(args) for check in getattr(args, '_checks', ()))), None)
+
+
+def defaults(p, function):
+    '''Each option of the command's parser ``p`` (and of its subcommands') takes its default
+    from ``function``'s keyword parameter of its name: a command's defaults are written once,
+    in the signature of its ``run``, which Python callers and the parser share.'''
+    params = inspect.signature(function).parameters
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                defaults(sub, function)
+        elif action.dest in params and params[action.dest].default is not inspect.Parameter.empty:
+            value = params[action.dest].default
+            # an option given several times appends to a list of its own
+            append = isinstance(action, argparse._AppendAction) and value is not None
+            action.default = list(value) if append else value
+
+
+def keywords(args):
+    '''The keyword arguments of a command's ``run`` from the parsed ``args``: every option
+    but the parser's own bookkeeping (the command's name, ``--debug``, what argparse keeps
+    under a leading underscore).'''
+    return {k: v for k, v in vars(args).items()
+            if not k.startswith('_') and k not in ('cmd', 'debug')}
 
 
 def iso_time(value):

@@ -56,7 +56,7 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ''
-        if '(default' in text or action.default in (None, False, argparse.SUPPRESS) or \
+        if '(default' in text or action.default in (None, False, argparse.SUPPRESS, [], ()) or \
                 action.option_strings == [] or '%(default)' in text:
             return text
         return f'{text} (default: %(default)s)'
@@ -77,6 +77,7 @@ def build_parser():
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         debug_option(p, argparse.SUPPRESS)
         mod.add_arguments(p)
+        arguments.defaults(p, mod.run)
         p.set_defaults(_command=mod.run, _parser=p)
     return ap
 
@@ -110,7 +111,7 @@ def main(argv=None):
     except SystemExit as stop:          # argparse: --help (0) or a usage error (USAGE)
         return stop.code
     try:
-        return args._command(args)
+        return args._command(**arguments.keywords(args))
     except Exception as err:
         if args.debug:
             raise

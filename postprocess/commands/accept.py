@@ -21,31 +21,32 @@ def add_arguments(p):
     p.add_argument('--max-jobs', type=options.count, help='jobs in the queue at once (default: one '
                    'per node to test)')
     p.add_argument('--nodes', help='only these nodes of the partition (comma-separated)')
-    p.add_argument('--time-limit', default='30:00', help='of each node\'s job')
+    p.add_argument('--time-limit', help='of each node\'s job')
     p.add_argument('-q', '--quiet', action='store_true', help='print no job ids nor '
                    'progress: the verdicts, drain lines and figures only')
-    p.add_argument('--poll', type=options.positive, default=jobs.Plan.poll, metavar='SECONDS',
+    p.add_argument('--poll', type=options.positive, metavar='SECONDS',
                    help='seconds between two looks at the queue (squeue)')
     p.add_argument('--out', type=options.output_dir, help='directory for job scripts, outputs and perflogs '
                    '(default: <state>/accept/<time>)')
     options.outliers(p)
-    p.add_argument('--retests', type=options.count_or_none, default=1, help='measure a failed node again this '
+    p.add_argument('--retests', type=options.count_or_none, help='measure a failed node again this '
                    'many times; it fails only on what failed the time before too (default 1)')
-    p.add_argument('--alpha', type=options.fraction, default=0.01, help='suspects: the chance of '
+    p.add_argument('--alpha', type=options.fraction, help='suspects: the chance of '
                    'failing a healthy node that the sequential test accepts (default 0.01)')
-    p.add_argument('--beta', type=options.fraction, default=0.05, help='suspects: the chance of passing '
+    p.add_argument('--beta', type=options.fraction, help='suspects: the chance of passing '
                    'a node short by --min-effect (default 0.05)')
     p.add_argument('--max-extra-jobs', type=options.count_or_none, help='suspects: at most this many jobs to '
                    'measure them again, a paired round (every undecided suspect and a '
                    'healthy node) one job (default: half as many as the nodes to test)')
     p.add_argument('--no-suspects', action='store_true', help='pass nodes that are worse '
                    'than the median by --min-effect but no outliers, without measuring again')
-    p.add_argument('--history', nargs='+', type=options.existing_path, metavar='PATH', default=[],
+    p.add_argument('--history', nargs='+', type=options.existing_path, metavar='PATH',
                    help="earlier records of these nodes (perflog files or directories, or a "
                    ".parquet): each node's own earlier level, and the noise from its repeated runs")
     p.add_argument('--history-es', action='store_true', help='earlier records from '
                    'Elasticsearch (MDXBENCH_ES_URL), as --history')
-    p.add_argument('--json', type=options.output_file, help='write the verdicts (and job figures) here')
+    p.add_argument('--json', dest='json_file', metavar='JSON', type=options.output_file,
+                   help='write the verdicts (and job figures) here')
     p.add_argument('--drain', action='store_true', help='run the printed scontrol lines')
     p.add_argument('--dry-run', action='store_true',
                    help='print the nodes and job counts (ours and --distribute\'s), submit nothing')
@@ -53,28 +54,33 @@ def add_arguments(p):
                    help='after --: options for ReFrame in each job (e.g. -n, -S)')
 
 
-def run(args):
+def run(*, system, partition, slurm_partition=None, max_jobs=None, nodes=None,
+        time_limit='30:00', quiet=False, poll=jobs.Plan.poll, out=None, z=3.0,
+        min_effect=None, gross=None, retests=1, alpha=0.01, beta=0.05,
+        max_extra_jobs=None, no_suspects=False, history=(), history_es=False,
+        json_file=None, drain=False, dry_run=False, reframe_args=()):
     plan = dataclasses.replace(
-        jobs.plan(args.system, args.partition, args.slurm_partition, args.max_jobs,
-                  nodes=args.nodes.split(',') if args.nodes else None), poll=args.poll)
-    rf_args = options.reframe_args(args.reframe_args)
-    cases, files, pairs = jobs.acceptance_cases(args.system, args.partition, rf_args)
+        jobs.plan(system, partition, slurm_partition, max_jobs,
+                  nodes=nodes.split(',') if nodes else None), poll=poll)
+    rf_args = options.reframe_args(reframe_args)
+    cases, files, pairs = jobs.acceptance_cases(system, partition, rf_args)
     if not cases:
-        print(f'mdxbench accept: no acceptance check selected for {args.system}:'
-              f'{args.partition} with {" ".join(rf_args) or "no options"}', file=sys.stderr)
+        print(f'mdxbench accept: no acceptance check selected for {system}:'
+              f'{partition} with {" ".join(rf_args) or "no options"}', file=sys.stderr)
         return exits.USAGE
-    if args.dry_run:
+    if dry_run:
         print(accept.dry_run(plan, cases, pairs))
         return 0
-    out = accept.new_out_dir(args.out)
-    seq = None if args.no_suspects else accept.sequential(
-        args.alpha, args.beta, args.max_extra_jobs, args.history, args.history_es,
+    out = accept.new_out_dir(out)
+    seq = None if no_suspects else accept.sequential(
+        alpha, beta, max_extra_jobs, history, history_es,
         plan.system, plan.partition)
-    progress = text.JobProgress(quiet=args.quiet)
+    progress = text.JobProgress(quiet=quiet)
     try:
-        res = accept.run(plan, out, rf_args, args.time_limit, files, options.outlier_rule(args),
-                         args.retests, sequential=seq, progress=progress, pairs=bool(pairs),
-                         log=(lambda line: None) if args.quiet else print)
+        res = accept.run(plan, out, rf_args, time_limit, files,
+                         dict(z=z, min_effect=min_effect, gross=gross), retests, sequential=seq,
+                         progress=progress, pairs=bool(pairs),
+                         log=(lambda line: None) if quiet else print)
     finally:
         progress.close()
     print(f'mdxbench accept: {res.jobs} jobs for {len(plan.testable)} nodes, at most '
@@ -82,14 +88,14 @@ def run(args):
     print(text.node_verdicts(res.verdicts))
     if res.noise:
         print(text.noise_table(res.noise))
-    drain = jobs.drain_lines(res.verdicts)
+    lines = jobs.drain_lines(res.verdicts)
+    if lines:
+        print(text.lines(lines))
     if drain:
-        print(text.lines(drain))
-    if args.drain:
         jobs.drain(res.verdicts)
-    if args.json:
-        pathlib.Path(args.json).write_text(verdicts.to_json(
-            res.verdicts, extra=dict(res.figures(), drain=drain, noise=res.noise_json())))
+    if json_file:
+        pathlib.Path(json_file).write_text(verdicts.to_json(
+            res.verdicts, extra=dict(res.figures(), drain=lines, noise=res.noise_json())))
     result = verdicts.outcome(res.verdicts)
     if result == 'undecided':
         print(f"mdxbench accept: undecided: {', '.join(verdicts.undecided(res.verdicts))} "

@@ -15,21 +15,21 @@ def add_arguments(p):
     p.add_argument('--system', help='accept: the system of the cluster (default nscluster)')
     p.add_argument('--partition', help='accept: its partition (default nodes)')
     p.add_argument('--max-jobs', type=int, help='accept: jobs in the queue at once')
-    p.add_argument('--series', type=int, default=10000, help='changes, store: series in '
+    p.add_argument('--series', type=int, help='changes, store: series in '
                    'the store')
-    p.add_argument('--runs', type=int, default=365, help='changes, store: runs per series')
-    p.add_argument('--scales', default='1,3,10', help='cycle: multiples of --series measured '
+    p.add_argument('--runs', type=int, help='changes, store: runs per series')
+    p.add_argument('--scales', help='cycle: multiples of --series measured '
                    '(default 1,3,10)')
     p.add_argument('--decade', metavar='DIR',
                    help='cycle: add the 100x row, a decade (10x the series, 10x the runs), '
                    'its store generated once into DIR and kept with its scan and site; '
                    'each run measures one more night on it')
-    p.add_argument('--mde-budget', type=float, default=0.0,
+    p.add_argument('--mde-budget', type=float,
                    help='cycle: seconds of minimum detectable effects computed in each '
                    'measured cycle (default 0: the bookkeeping alone)')
-    p.add_argument('--naive-series', type=int, default=200,
+    p.add_argument('--naive-series', type=int,
                    help='changes: series the one-at-a-time baseline is timed on')
-    p.add_argument('--trials', type=int, default=None,
+    p.add_argument('--trials', type=int,
                    help='changes: generated histories per quality row (default 1000); mde: '
                    'fresh histories per step size of the empirical threshold (default 400)')
     p.add_argument('--records', type=int, help='ingest, store: records sent (default '
@@ -41,7 +41,7 @@ def add_arguments(p):
                    'measured (a year of 100,000 series took 23 minutes to load here)')
     p.add_argument('--out', metavar='DIR', help='suspects: keep each pass\'s perflogs, '
                    'report and verdicts (JSON) in DIR (default: a temporary directory)')
-    p.add_argument('--sample', type=int, default=5000,
+    p.add_argument('--sample', type=int,
                    help='ingest: records sent one per request for the baseline rate')
     p.add_argument('--cluster-url', metavar='URLS',
                    help='ingest: also ingest the same records into this cluster (its nodes\' '
@@ -53,52 +53,55 @@ def add_arguments(p):
                    'short runs of the acceptance checks)')
 
 
-def run(args):
-    if args.what == 'accept':
+def run(*, what, system=None, partition=None, max_jobs=None, series=10000, runs=365,
+        scales='1,3,10', decade=None, mde_budget=0.0, naive_series=200, trials=None,
+        records=None, keep=None, out=None, sample=5000, cluster_url=None, es_url=None,
+        reframe_args=()):
+    if what == 'accept':
         from mdxbench.post.bench import accept
 
-        return accept.main(args.system or 'nscluster', args.partition or 'nodes',
-                           options.reframe_args(args.reframe_args) or None, args.max_jobs)
-    if args.what == 'suspects':
+        return accept.main(system or 'nscluster', partition or 'nodes',
+                           options.reframe_args(reframe_args) or None, max_jobs)
+    if what == 'suspects':
         from mdxbench.post.bench import suspects
 
-        return suspects.main(reframe_args=options.reframe_args(args.reframe_args) or None,
-                             out=args.out)
-    if args.what == 'split':
+        return suspects.main(reframe_args=options.reframe_args(reframe_args) or None,
+                             out=out)
+    if what == 'split':
         from mdxbench.post.bench import split
 
         return split.main()
-    if args.what == 'parsers':
+    if what == 'parsers':
         from mdxbench.post.bench import parsers
 
         return parsers.main()
-    if args.what == 'changes':
+    if what == 'changes':
         from mdxbench.post.bench import changes
 
-        return changes.main(series=args.series, runs=args.runs,
-                            naive_series=args.naive_series, trials=args.trials or 1000)
-    if args.what == 'mde':
+        return changes.main(series=series, runs=runs,
+                            naive_series=naive_series, trials=trials or 1000)
+    if what == 'mde':
         from mdxbench.post.bench import mde
 
-        return mde.main(trials=args.trials or 400)
-    if args.what == 'cycle':
+        return mde.main(trials=trials or 400)
+    if what == 'cycle':
         from mdxbench.post.bench import cycle
 
-        return cycle.main(series=args.series, runs=args.runs,
-                          scales=cycle.scales(args.scales), decade=args.decade,
-                          mde_budget=args.mde_budget)
-    if args.what == 'store':
+        return cycle.main(series=series, runs=runs,
+                          scales=cycle.scales(scales), decade=decade,
+                          mde_budget=mde_budget)
+    if what == 'store':
         from mdxbench.post.bench import store
         from mdxbench.post.store import esclient
 
-        return store.main(esclient.url_of(url=args.es_url), series=args.series,
-                          runs=args.runs, records=args.records or 100000, keep=args.keep)
-    if args.what == 'ingest':
+        return store.main(esclient.url_of(url=es_url), series=series,
+                          runs=runs, records=records or 100000, keep=keep)
+    if what == 'ingest':
         from mdxbench.post.bench import ingest
         from mdxbench.post.store import esclient
 
-        return ingest.bench_ingest(args.records or 100000, args.sample,
-                                   esclient.url_of(url=args.es_url), args.cluster_url)
+        return ingest.bench_ingest(records or 100000, sample,
+                                   esclient.url_of(url=es_url), cluster_url)
     from mdxbench.post.bench import regress
 
-    return regress.bench_regress(args.records or 1000000)
+    return regress.bench_regress(records or 1000000)

@@ -19,7 +19,7 @@ def add_arguments(p):
     p.add_argument('--system', type=options.known_system, help='only this system')
     p.add_argument('--since', metavar='TIME', type=options.iso_time, help='report only change points whose first run '
                    'is at or after this ISO time (the whole history is still analysed)')
-    p.add_argument('--format', choices=['table', 'json'], default='table', help='output format')
+    p.add_argument('--format', choices=['table', 'json'], help='output format')
     p.add_argument('--penalty', type=options.positive,
                    help='segmentation penalty per change point, x ln(runs), in noise units '
                    f'(default {changes.PENALTY:g})')
@@ -29,7 +29,7 @@ def add_arguments(p):
     p.add_argument('--mde', action='store_true', help='also each series\' minimum detectable '
                    'effect (simulated on its own residuals) and the repetitions per run that '
                    'would bring it under --mde-target')
-    p.add_argument('--mde-target', type=options.fraction, default=sensitivity.TARGET,
+    p.add_argument('--mde-target', type=options.fraction,
                    help=f'the MDE wanted (default {sensitivity.TARGET:g} = '
                    f'{sensitivity.TARGET * 100:g}%%)')
     p.add_argument('--max-pvalue', type=options.fraction,
@@ -37,7 +37,9 @@ def add_arguments(p):
                    f'{changes.MAX_PVALUE:g})')
 
 
-def run(args):
+def run(*, paths=(), from_es=False, parquet=None, es_url=None, system=None, since=None,
+        format='table', penalty=None, min_effect=None, mde=False,
+        mde_target=sensitivity.TARGET, max_pvalue=None):
     import sys
     import tempfile
 
@@ -46,32 +48,31 @@ def run(args):
     from mdxbench.post.analysis import chunked, kept
     from mdxbench.post.store import source as history_source
 
-    tuning = changes.tuning(args.penalty, args.min_effect, args.max_pvalue)
+    tuning = changes.tuning(penalty, min_effect, max_pvalue)
     # whatever the source, its Parquet files (an export, the local copy of Elasticsearch,
     # the perflogs copied a file at a time), scanned in memory bounded by a chunk
-    files, errors = history_source.files(args.paths, args.from_es, args.parquet,
-                                         args.es_url, args.system)
+    files, errors = history_source.files(paths, from_es, parquet, es_url, system)
     if errors:
         print(text.lines(errors), file=sys.stderr)
-    where = pl.col('system') == args.system if args.system else None
-    evs, since = events.load(), options.since(args.since)
-    if args.mde:
+    where = pl.col('system') == system if system else None
+    evs, since = events.load(), options.since(since)
+    if mde:
         # the scan kept for the run: each series' runs read from its chunk for its MDE
         with tempfile.TemporaryDirectory(prefix='mdxbench-changes-') as keep:
             cps = scan.find(files, evs, since=since, keep=keep, where=where, **tuning)
             hist = kept.Kept(keep)
-            nseries, mde = hist.nseries(), sensitivity.of_series(hist, args.mde_target)
+            nseries, effects = hist.nseries(), sensitivity.of_series(hist, mde_target)
     else:
         cps = scan.find(files, evs, since=since, where=where, **tuning)
-        nseries, mde = chunked.series_count(files, where), None
-    if args.format == 'json':
+        nseries, effects = chunked.series_count(files, where), None
+    if format == 'json':
         out = changes.summary(nseries, cps)
-        if mde is not None:
-            out['sensitivity'] = mde
+        if effects is not None:
+            out['sensitivity'] = effects
         print(json.dumps(out, indent=1, default=str))
     else:
         print(text.change_points(cps))
         print(f'\nchange points {len(cps)}, regressions {changes.regressions(cps)}')
-        if mde is not None:
-            print('\n' + text.sensitivity(mde))
+        if effects is not None:
+            print('\n' + text.sensitivity(effects))
     return exits.FOUND if changes.regressions(cps) else exits.OK

@@ -20,17 +20,17 @@ def add_arguments(p):
     p.add_argument('--no-ingest', action='store_true', help='do not ingest: analyse the '
                    'perflogs (a site without Elasticsearch)')
     options.es_url(p)
-    p.add_argument('--retry-seconds', type=options.non_negative, default=60.0,
+    p.add_argument('--retry-seconds', type=options.non_negative,
                    help='how long ingest retries an unreachable Elasticsearch')
     p.add_argument('--notify-command', metavar='CMD', help='run (by the shell) once per new '
                    'or reopened incident, its JSON on standard input; a failure is retried '
                    'next cycle')
-    p.add_argument('--notify-timeout', type=options.positive, default=60.0,
+    p.add_argument('--notify-timeout', type=options.positive,
                    help='seconds the notify command may take')
-    p.add_argument('--window-days', type=options.positive, default=loop.incidents.WINDOW.days,
+    p.add_argument('--window-days', type=options.positive,
                    help='change points after the same provenance change this many days apart '
                    'at most are one incident')
-    p.add_argument('--mde-budget', type=options.non_negative, default=loop.Options.mde_budget,
+    p.add_argument('--mde-budget', type=options.non_negative,
                    help='seconds a cycle may spend computing the series\' minimum detectable '
                    'effects (new series first; the rest in later cycles)')
     p.add_argument('--split', action='store_true', help='split each new incident whose '
@@ -44,7 +44,8 @@ def add_arguments(p):
                    '<state>/cycle/<system>)')
     p.add_argument('--site', type=options.output_dir, help='directory of the published site (default: '
                    '<cycle state>/site)')
-    p.add_argument('--json', type=options.output_file, help='write the cycle\'s record here')
+    p.add_argument('--json', dest='json_file', metavar='JSON', type=options.output_file,
+                   help='write the cycle\'s record here')
     p.add_argument('--full', action='store_true',
                    help='route and detect the whole history again, not only what is new '
                    '(the kept scan copy of the history is rebuilt; other detector settings '
@@ -55,15 +56,19 @@ def add_arguments(p):
                    help='after --: options for ReFrame with --run (e.g. -t acceptance)')
 
 
-def run(args):
+def run(*, system, run=False, perflogs=None, no_ingest=False, es_url=None,
+        retry_seconds=60.0, notify_command=None, notify_timeout=60.0,
+        window_days=loop.incidents.WINDOW.days, mde_budget=loop.Options.mde_budget,
+        split=False, split_max_rounds=None, state=None, site=None, json_file=None,
+        full=False, quiet=False, reframe_args=()):
     res = loop.run(loop.Options(
-        system=args.system, run=args.run, reframe_args=options.reframe_args(args.reframe_args),
-        perflogs=args.perflogs, es_url=args.es_url, notify_command=args.notify_command,
-        notify_timeout=args.notify_timeout, site=args.site, state=args.state,
-        window_days=args.window_days, ingest=not args.no_ingest,
-        retry_seconds=args.retry_seconds, mde_budget=args.mde_budget, split=args.split,
-        split_max_rounds=args.split_max_rounds, full=args.full))
-    if not args.quiet:
+        system=system, run=run, reframe_args=options.reframe_args(reframe_args),
+        perflogs=perflogs, es_url=es_url, notify_command=notify_command,
+        notify_timeout=notify_timeout, site=site, state=state,
+        window_days=window_days, ingest=not no_ingest,
+        retry_seconds=retry_seconds, mde_budget=mde_budget, split=split,
+        split_max_rounds=split_max_rounds, full=full))
+    if not quiet:
         print(text.incident_table(res.incidents) + '\n')
     print(f'mdxbench cycle: {res.records} records ({res.source}), {res.change_points} change '
           f'points, {len(res.incidents)} incidents ({text.state_counts(res.incidents)}); new '
@@ -71,6 +76,6 @@ def run(args):
           f'feed {res.feed}; exit {res.exit_code}')
     if res.splits:
         print(f'mdxbench cycle: split {text.splits(res.splits)}')
-    if args.json:
-        pathlib.Path(args.json).write_text(loop.summary(res))
+    if json_file:
+        pathlib.Path(json_file).write_text(loop.summary(res))
     return res.exit_code

@@ -20,9 +20,9 @@ def add_arguments(p):
     sub.add_parser('list', help='the recorded events, oldest first')
 
 
-def run(args):
-    if args.action == 'add':
-        ev = events.add(args.system, args.name, args.time, args.partition, args.note)
+def run(*, action, system=None, name=None, time=None, partition=None, note=None):
+    if action == 'add':
+        ev = events.add(system, name, time, partition, note)
         print(f"event {ev['name']!r} on {ev['system']} at {ev['time']} recorded in "
               f"{events.events_file()}")
     elif events.load():

@@ -10,10 +10,10 @@ def add_arguments(p):
     p.add_argument('--out', required=True, type=options.output_file, help='Parquet file to write')
 
 
-def run(args):
+def run(*, out, paths=(), from_es=False, parquet=None, es_url=None):
     from mdxbench.post.store import rowgroups
 
     # copied a row group at a time: the history is never one table here
-    n = rowgroups.copy(options.files(args), args.out)
-    print(f'mdxbench export: {n} records to {args.out}')
+    n = rowgroups.copy(options.files(paths, from_es, parquet, es_url), out)
+    print(f'mdxbench export: {n} records to {out}')
     return 0

@@ -4,10 +4,10 @@ HELP = 'checks beside hand-tuned direct runs (benchmark)'
 
 
 def add_arguments(p):
-    p.add_argument('--repeats', type=int, default=1, help='runs of each side')
+    p.add_argument('--repeats', type=int, help='runs of each side')
 
 
-def run(args):
+def run(*, repeats=1):
     from mdxbench.post.bench import fidelity
 
-    return fidelity.main(args.repeats)
+    return fidelity.main(repeats)

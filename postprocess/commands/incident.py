@@ -34,13 +34,13 @@ def add_arguments(p):
     ack.add_argument('--by', help='who (default: unsaid)')
     sp = _which(sub.add_parser('split', help='run the previous build beside the new one on '
                                'the same node: was it the system or the software?'))
-    sp.add_argument('--min-effect', type=options.fraction, default=changes.MIN_EFFECT,
+    sp.add_argument('--min-effect', type=options.fraction,
                     help='the smallest relative effect that counts (default: the change '
                     f'detector\'s, {changes.MIN_EFFECT})')
-    sp.add_argument('--max-rounds', type=options.count, default=verdict.MAX_ROUNDS,
+    sp.add_argument('--max-rounds', type=options.count,
                     help='rounds (one run of each build) at most, per check '
                     f'(default {verdict.MAX_ROUNDS}; fewer where the series is quiet)')
-    sp.add_argument('--time-limit', default=None, help="each node's Slurm job's time "
+    sp.add_argument('--time-limit', help="each node's Slurm job's time "
                     "limit (default: sized from the recorded runs' job times, 1.5x each "
                     'and two minutes, two runs a round; 30:00 where they recorded none)')
     sp.add_argument('--perflogs', action='append', help='perflog directory whose specs/ '
@@ -48,32 +48,36 @@ def add_arguments(p):
                     'its runs (default: $MDXBENCH_PERFLOG_DIR or <state>/perflogs)')
 
 
-def run(args):
-    root = pathlib.Path(args.state) if args.state else cycle_dir(args.system)
-    if args.action == 'split':
-        return split(args, root)
+def run(*, action, system=None, state=None, id=None, note=None, by=None,
+        min_effect=changes.MIN_EFFECT, max_rounds=verdict.MAX_ROUNDS, time_limit=None,
+        perflogs=None):
+    root = pathlib.Path(state) if state else cycle_dir(system)
+    if action == 'split':
+        return split(system, root, id, perflogs, min_effect=min_effect, max_rounds=max_rounds,
+                     time_limit=time_limit)
     with state_lock(root / 'incidents.json', wait=60):
         store = IncidentFile(root / 'incidents.json')
-        if args.action == 'list':
+        if action == 'list':
             print(text.incident_table(store.incidents))
             return 0
-        if args.action == 'show':
-            print(incidents.to_json(incidents.find(store.incidents, args.id)))
+        if action == 'show':
+            print(incidents.to_json(incidents.find(store.incidents, id)))
             return 0
-        inc = incidents.acknowledge(store.incidents, args.id, args.note, loop.now_iso(), args.by)
+        inc = incidents.acknowledge(store.incidents, id, note, loop.now_iso(), by)
         store.save()
-    print(f"incident {inc['id']} acknowledged: {args.note}")
+    print(f"incident {inc['id']} acknowledged: {note}")
     return 0
 
 
-def split(args, root):
+def split(system, root, id, perflogs=None, *, min_effect=changes.MIN_EFFECT,
+          max_rounds=verdict.MAX_ROUNDS, time_limit=None):
     """Split one incident; exit 0 when a verdict was reached, 1 when the split could not
     tell (cannot rebuild, cannot run, inconclusive)."""
     from mdxbench.post.store import records
 
     result = split_run.split_incident(
-        args.system, root, args.id, args.perflogs or [records.default_perflog_dir()],
-        min_effect=args.min_effect, max_rounds=args.max_rounds, time_limit=args.time_limit)
+        system, root, id, perflogs or [records.default_perflog_dir()],
+        min_effect=min_effect, max_rounds=max_rounds, time_limit=time_limit)
     print(split_run.summary_text(result))
     return exits.OK if result['verdict'] in ('software', 'system', 'both', 'mixed') \
         else exits.FOUND

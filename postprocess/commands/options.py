@@ -34,26 +34,20 @@ def es_url(p, what=''):
 
 def outliers(p):
     '''The outlier rule of ``fleet.verdicts.judge``, for ``accept`` and ``acceptance`` alike.'''
-    p.add_argument('--z', type=positive, default=3.0, help='robust standard deviations '
+    p.add_argument('--z', type=positive, help='robust standard deviations '
                    '(1.4826 x MAD) below the nodes\' median that make an outlier')
-    p.add_argument('--min-effect', type=fraction, default=None, help='an outlier is also this '
+    p.add_argument('--min-effect', type=fraction, help='an outlier is also this '
                    'fraction of the nodes\' median worse (default 0.10)')
-    p.add_argument('--gross', type=fraction, default=None, help='this fraction of the nodes\' '
+    p.add_argument('--gross', type=fraction, help='this fraction of the nodes\' '
                    'median worse is an outlier whatever their spread (default 0.5)')
 
 
-def outlier_rule(args):
-    '''The keyword arguments of ``fleet.verdicts.judge`` from :func:`outliers`' options.'''
-    return {'z': args.z, 'min_effect': args.min_effect, 'gross': args.gross}
-
-
-def files(args, system=None):
+def files(paths, from_es=False, parquet=None, es_url=None, system=None):
     '''The Parquet files of the history the options of :func:`source` name
     (:func:`mdxbench.post.store.source.files`: the one way in, whatever the source), read
     a row group at a time by the commands that need a few runs per series; unreadable
     perflog lines are reported on standard error.'''
-    found, errors = history_source.files(args.paths, args.from_es, args.parquet, args.es_url,
-                                         system)
+    found, errors = history_source.files(paths, from_es, parquet, es_url, system)
     if errors:
         print(text.lines(errors), file=sys.stderr)
     return found

@@ -22,28 +22,29 @@ def add_arguments(p):
     pr.add_argument('--dry-run', action='store_true', help='print the diff, write nothing')
 
 
-def run(args):
+def run(*, action='propose', system, paths=(), from_es=False, parquet=None, es_url=None,
+        since=None, out=None, reference_dir=None, dry_run=False):
     import polars as pl
 
     from mdxbench.post.store import rowgroups
 
-    since = options.since(args.since)
+    since = options.since(since)
     # the system's records since the time only, read a row group at a time
-    where = pl.col('system') == args.system
+    where = pl.col('system') == system
     if since is not None:
         where &= pl.col('time') >= since
-    df = rowgroups.select(options.files(args, args.system), where)
-    out = args.out or references.reference_dir() / f'measured-{args.system}.yaml'
-    entries, notes = proposals.propose(df, args.system, since=since)
-    new, old, kept = proposals.merge(entries, out, args.reference_dir)
+    df = rowgroups.select(options.files(paths, from_es, parquet, es_url, system), where)
+    out = out or references.reference_dir() / f'measured-{system}.yaml'
+    entries, notes = proposals.propose(df, system, since=since)
+    new, old, kept = proposals.merge(entries, out, reference_dir)
     if notes:
         print(text.lines(notes, prefix='no proposal: '))
     if kept:
         print(text.lines(kept, prefix='paper figure kept: '))
     change = proposals.diff(old, new, out)
     print(change or f'{out}: no change')
-    if change and not args.dry_run:
+    if change and not dry_run:
         proposals.write(out, new)
     print(f'{len(entries)} series proposed, {len(kept)} kept paper figures, {len(notes)} '
-          f'without a proposal; {"not written (--dry-run)" if args.dry_run else out}')
+          f'without a proposal; {"not written (--dry-run)" if dry_run else out}')
     return 0

@@ -10,7 +10,7 @@ def add_arguments(p):
     p.add_argument('--out', required=True, type=options.output_dir, help='directory for index.html and the PNG files')
 
 
-def run(args):
+def run(*, out, paths=(), from_es=False, parquet=None, es_url=None):
     import sys
     import tempfile
 
@@ -20,13 +20,13 @@ def run(args):
 
     # whatever the source, its Parquet files, kept by series for the run: every page is
     # written a chunk of series at a time, as a cycle's site
-    files, errors = history_source.files(args.paths, args.from_es, args.parquet, args.es_url)
+    files, errors = history_source.files(paths, from_es, parquet, es_url)
     if errors:
         print(text.lines(errors), file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix='mdxbench-report-') as keep:
         cps = scan.find(files, events.load(), keep=keep)
         hist = kept.Kept(keep)
-        page, tables, figs = report.write(hist, args.out, None, cps)
+        page, tables, figs = report.write(hist, out, None, cps)
         n = hist.span()[0]
     print(f'mdxbench report: {page} ({len(tables)} tables, {len(figs)} figures, '
           f'{n} records)')

@@ -21,9 +21,9 @@ def add_arguments(p):
                      'daily), or @daily')
     ins.add_argument('--partition', help='partition of the cycle job itself (default: the '
                      'cluster\'s default partition)')
-    ins.add_argument('--time', default='04:00:00', help='time limit of the cycle job '
+    ins.add_argument('--time', help='time limit of the cycle job '
                      '(default 04:00:00)')
-    ins.add_argument('--scron-option', action='append', default=[], metavar='OPT',
+    ins.add_argument('--scron-option', action='append', metavar='OPT',
                      help='a further sbatch option of the cycle job (e.g. --account=ops); '
                      'repeatable')
     ins.add_argument('--no-run', action='store_true', help='do not run the suite: ingest and '
@@ -36,33 +36,35 @@ def add_arguments(p):
     ins.add_argument('reframe_args', nargs='*', metavar='REFRAME_OPTION',
                      help='after --: options for ReFrame (e.g. -t acceptance)')
     ls = sub.add_parser('list', help='the cycle entries of your crontab and their next job')
-    ls.add_argument('--json', action='store_true', help='as JSON')
+    ls.add_argument('--json', dest='as_json', action='store_true', help='as JSON')
     rm = sub.add_parser('remove', help='remove a system\'s entry (other lines stay)')
     rm.add_argument('--system', required=True, help='the system whose entry goes')
 
 
-def run(args):
+def run(*, action, system=None, at=None, partition=None, time='04:00:00', scron_option=(),
+        no_run=False, notify_command=None, state=None, site=None, reframe_args=(),
+        as_json=False):
     tab = schedule.Scrontab()
-    if args.action == 'install':
-        state = args.state or str(cycle_dir(args.system))
-        cargs = schedule.cycle_args(state, run=not args.no_run, site=args.site,
-                                    notify_command=args.notify_command,
-                                    reframe_args=options.reframe_args(args.reframe_args))
+    if action == 'install':
+        state = state or str(cycle_dir(system))
+        cargs = schedule.cycle_args(state, run=not no_run, site=site,
+                                    notify_command=notify_command,
+                                    reframe_args=options.reframe_args(reframe_args))
         entry = schedule.install(tab, schedule.make_entry(
-            args.system, args.at, cycle_args=cargs, state=state, time_limit=args.time,
-            partition=args.partition, scron_options=args.scron_option))
+            system, at, cycle_args=cargs, state=state, time_limit=time,
+            partition=partition, scron_options=scron_option))
         print(f'mdxbench schedule: {entry.system} at "{entry.at}" installed in your scrontab; '
               f'next job {schedule.next_start(entry.system) or "not queued yet"}; output in '
               f'{state}/scron-<jobid>.out')
         return 0
-    if args.action == 'remove':
-        gone = schedule.remove(tab, args.system)
-        print(f'mdxbench schedule: {args.system}: ' + ('entry removed' if gone else
+    if action == 'remove':
+        gone = schedule.remove(tab, system)
+        print(f'mdxbench schedule: {system}: ' + ('entry removed' if gone else
                                                          'no entry in your scrontab'))
         return exits.OK if gone else exits.FOUND
     entries = schedule.parse(tab.read())
     starts = schedule.next_starts(entries)
-    if args.json:
+    if as_json:
         print(json.dumps(schedule.as_json(entries, starts), indent=1))
     else:
         print(text.schedule_table(entries, starts))

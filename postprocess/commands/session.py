@@ -18,19 +18,19 @@ def add_arguments(p):
     p.add_argument('--output', type=options.readable_file, help="ReFrame's output of that run (the skip reasons)")
 
 
-def run(args):
+def run(*, report, output=None):
     try:
-        report = json.loads(pathlib.Path(args.report).read_text())
+        parsed = json.loads(pathlib.Path(report).read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise exits.UsageError(f'{args.report}: not a ReFrame JSON report ({err}); give the '
+        raise exits.UsageError(f'{report}: not a ReFrame JSON report ({err}); give the '
                                'file of reframe --report-file') from None
-    if not isinstance(report, dict) or 'runs' not in report:
-        raise exits.UsageError(f'{args.report}: a JSON file without "runs": not a ReFrame run '
+    if not isinstance(parsed, dict) or 'runs' not in parsed:
+        raise exits.UsageError(f'{report}: a JSON file without "runs": not a ReFrame run '
                                'report (reframe --report-file)')
-    output = pathlib.Path(args.output).read_text(errors='replace') if args.output else ''
-    s = session.summarize(report, output)
+    said = pathlib.Path(output).read_text(errors='replace') if output else ''
+    s = session.summarize(parsed, said)
     print(text.session(s))
-    if s['unexplained_skips'] and args.output:
+    if s['unexplained_skips'] and output:
         print(f'mdxbench: {len(s["unexplained_skips"])} skipped case(s) without a reason in '
-              f'{args.output}', file=sys.stderr)
+              f'{output}', file=sys.stderr)
     return 0

@@ -15,17 +15,17 @@ def add_arguments(p):
     p.add_argument('--dir', type=options.existing_path,
                    help='the directory to serve (default: <state>/cycle, where the cycles '
                    'publish every system\'s site and their index)')
-    p.add_argument('--bind', default='127.0.0.1', help='the address to listen on (0.0.0.0: '
+    p.add_argument('--bind', help='the address to listen on (0.0.0.0: '
                    'every interface)')
-    p.add_argument('--port', type=options.port, default=8000, help='the port (0: any free one)')
+    p.add_argument('--port', type=options.port, help='the port (0: any free one)')
 
 
-def run(args):
-    directory = pathlib.Path(args.dir or settings.state_dir() / 'cycle')
+def run(*, action='serve', dir=None, bind='127.0.0.1', port=8000):
+    directory = pathlib.Path(dir or settings.state_dir() / 'cycle')
     if not (directory / 'index.html').is_file():
         raise exits.UsageError(f'{directory}: no index.html: no site published there yet '
                                '(mdxbench cycle --system SYSTEM publishes one)')
-    srv = serve.server(directory, args.bind, args.port)
+    srv = serve.server(directory, bind, port)
     host, port = srv.server_address[:2]
     print(f'mdxbench site: serving {directory} at http://{host}:{port}/ (Ctrl-C stops)',
           flush=True)

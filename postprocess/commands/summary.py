@@ -23,30 +23,31 @@ def add_arguments(p):
                    help='fail when no record is shown')
 
 
-def run(args):
+def run(*, paths=(), since=None, es_url=None, no_es=False, expect_equal=False,
+        require_records=False):
     unfinished = []
-    recs, errors = records.read_perflogs(args.paths, unfinished)
+    recs, errors = records.read_perflogs(paths, unfinished)
     if errors:
         print(text.lines(errors), file=sys.stderr)
     if unfinished:
         print(text.unfinished_lines(unfinished), file=sys.stderr)
-    shown = records.completed_since(recs, args.since)
+    shown = records.completed_since(recs, since)
     print(text.perflog_records(shown))
     print(f'\nperflog records: {len(recs)} in all ({len(shown)} shown), '
           f'malformed lines: {len(errors)}, unfinished lines: {len(unfinished)}')
     rc = exits.FOUND if errors else 0
-    if not args.no_es:
+    if not no_es:
         try:
-            n = count_documents(esclient.make_client(url=args.es_url), esclient.index_prefix())
+            n = count_documents(esclient.make_client(url=es_url), esclient.index_prefix())
         except Exception as err:
             print(f'Elasticsearch documents: unknown ({esclient.redact(str(err))})')
             return exits.FOUND
         print(f'Elasticsearch documents: {n}')
-        if args.expect_equal and n != len(recs):
+        if expect_equal and n != len(recs):
             print(f'mdxbench summary: Elasticsearch holds {n} documents but the perflogs '
                   f'{len(recs)} records', file=sys.stderr)
             rc = exits.FOUND
-    if args.require_records and not shown:
+    if require_records and not shown:
         print('mdxbench summary: no perflog record to show', file=sys.stderr)
         rc = exits.FOUND
     return rc

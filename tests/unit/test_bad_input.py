@@ -173,7 +173,7 @@ def test_a_fault_of_mdxbench_is_one_line_and_debug_shows_the_traceback(capsys, s
                                                                       monkeypatch):
     from mdxbench.post.commands import summary
 
-    def fault(args):
+    def fault(**options):
         return {}['no such key']       # a bug: KeyError
 
     monkeypatch.setattr(summary, 'run', fault)
@@ -199,7 +199,7 @@ def test_elasticsearch_that_stops_answering_mid_command_is_pending_not_a_fault(
     import elasticsearch
     from mdxbench.post.commands import summary
 
-    def lost(args):
+    def lost(**options):
         raise getattr(elasticsearch, kind)('Connection timed out')
 
     monkeypatch.setattr(summary, 'run', lost)

@@ -9,7 +9,7 @@ def test_options_after_a_positional_are_the_commands_own():
     3x (argparse's REMAINDER took them for ReFrame's options and the bench ran its
     defaults).'''
     args = cli.parse(['bench', 'cycle', '--series', '2000', '--scales', '1,3'])
-    assert (args.what, args.series, args.scales, args.reframe_args) == \
+    assert (args.what, args.series, args.scales, list(args.reframe_args)) == \
         ('cycle', 2000, '1,3', [])
 
 
