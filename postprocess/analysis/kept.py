@@ -227,8 +227,3 @@ class Kept:
         return records.nightly(records.with_current_names(df)) \
             .filter(pl.col('value').is_not_null())
 
-
-def history(source):
-    '''The history the site and the sensitivity read: a records table, or the directory
-    of a kept scan copy.'''
-    return Table(source) if isinstance(source, pl.DataFrame) else Kept(source)

@@ -124,19 +124,13 @@ def mde(x, better=None, target=TARGET, trials=TRIALS, seed=0):
 
 
 def of_series(history, target=TARGET, trials=TRIALS, keys=None, budget=None):
-    '''The MDE of every series of ``history`` (a records table, or a
-    :mod:`mdxbench.post.analysis.kept` history: its series read a chunk at a time), or of
+    '''The MDE of every series of ``history`` (a :mod:`mdxbench.post.analysis.kept`
+    history -- the kept scan's, its series read a chunk at a time, or a table's), or of
     the series ``keys`` (tuples of ``changes.SERIES``): a list of dicts, series keys
     included, in the order of their keys. ``budget``: seconds, after which the remaining
     series are left out (listed with ``mde`` None, ``why`` budget).'''
     import time
 
-    import polars as pl
-
-    from mdxbench.post.analysis import kept
-
-    if isinstance(history, pl.DataFrame):
-        history = kept.history(history)
     want = [tuple(r) for r in history.counts().sort(changes.SERIES, nulls_last=True)
             .select(changes.SERIES).iter_rows()]
     if keys is not None:
@@ -164,20 +158,14 @@ def stale(entry, n):
 
 
 def refresh(cache, history, budget=30.0, target=TARGET, trials=TRIALS):
-    '''The MDEs of every series of ``history`` (a records table, or a
-    :mod:`mdxbench.post.site.kept` history: each series' runs read from its chunk only where
+    '''The MDEs of every series of ``history`` (a :mod:`mdxbench.post.analysis.kept`
+    history, the kept scan's or a table's: each series' runs read from its chunk only where
     its figure is computed), from ``cache`` ({key: entry} of a previous cycle) where still
     current, computed where missing (first) or stale, until ``budget`` seconds are spent:
     what is left keeps its older figure, or has none yet (``why``). A list of entries, and
     how many were computed.'''
     import time
 
-    import polars as pl
-
-    from mdxbench.post.analysis import kept
-
-    if isinstance(history, pl.DataFrame):
-        history = kept.history(history)
     counts = history.counts().sort(changes.SERIES, nulls_last=True)
     todo, out, runs = {}, {}, {}
     for row in counts.iter_rows(named=True):

@@ -94,8 +94,8 @@ def cycle_table_site(paths, cps, out, mde_budget=0.0):
     df = lf.select([pl.col(c) if c in have else pl.lit(None, pl.Float64).alias(c)
                     for c in trends.COLUMNS]).collect()
     t1 = time.perf_counter()
-    from mdxbench.post.analysis import sensitivity
-    sens, _ = sensitivity.refresh({}, df, mde_budget)
+    from mdxbench.post.analysis import kept, sensitivity
+    sens, _ = sensitivity.refresh({}, kept.Table(df), mde_budget)
     n, _ = trends.write(df, str(pathlib.Path(out) / 'trends.html'), sensitivity=sens,
                         change_points=json.load(open(cps)))
     return {'read': t1 - t0, 'site': time.perf_counter() - t1, 'charts': n}

@@ -45,7 +45,7 @@ def run(*, paths=(), from_es=False, parquet=None, es_url=None, system=None, sinc
 
     import polars as pl
 
-    from mdxbench.post.analysis import chunked, kept
+    from mdxbench.post.analysis import chunked
     from mdxbench.post.store import source as history_source
 
     tuning = changes.tuning(penalty, min_effect, max_pvalue)
@@ -59,8 +59,7 @@ def run(*, paths=(), from_es=False, parquet=None, es_url=None, system=None, sinc
     if mde:
         # the scan kept for the run: each series' runs read from its chunk for its MDE
         with tempfile.TemporaryDirectory(prefix='mdxbench-changes-') as keep:
-            cps = scan.find(files, evs, since=since, keep=keep, where=where, **tuning)
-            hist = kept.Kept(keep)
+            cps, hist = scan.find_kept(files, keep, evs, since=since, where=where, **tuning)
             nseries, effects = hist.nseries(), sensitivity.of_series(hist, mde_target)
     else:
         cps = scan.find(files, evs, since=since, where=where, **tuning)

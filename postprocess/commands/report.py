@@ -14,7 +14,7 @@ def run(*, out, paths=(), from_es=False, parquet=None, es_url=None):
     import sys
     import tempfile
 
-    from mdxbench.post.analysis import kept, scan
+    from mdxbench.post.analysis import scan
     from mdxbench.post.site import report, text
     from mdxbench.post.store import events, source as history_source
 
@@ -24,8 +24,7 @@ def run(*, out, paths=(), from_es=False, parquet=None, es_url=None):
     if errors:
         print(text.lines(errors), file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix='mdxbench-report-') as keep:
-        cps = scan.find(files, events.load(), keep=keep)
-        hist = kept.Kept(keep)
+        cps, hist = scan.find_kept(files, keep, events.load())
         page, tables, figs = report.write(hist, out, None, cps)
         n = hist.span()[0]
     print(f'mdxbench report: {page} ({len(tables)} tables, {len(figs)} figures, '

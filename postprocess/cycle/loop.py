@@ -35,7 +35,7 @@ import sys
 
 from mdxbench.post import exits
 from mdxbench import REPO_ROOT
-from mdxbench.post.analysis import changes, incidents, kept, scan, sensitivity
+from mdxbench.post.analysis import changes, incidents, scan, sensitivity
 from mdxbench.post.site import publish
 from mdxbench.post.store import esclient, events, records
 from mdxbench.post.store import history as store_history
@@ -139,8 +139,7 @@ def analyse(files, evs, root, full=False):
     '''(change points, the history the site reads) of the Parquet files ``files``: the
     scan kept in ``root/scan`` brought up to date (``full``: routed and detected again
     whole), and the same kept copy read a chunk at a time by the site.'''
-    cps = scan.find(files, evs, keep=root / 'scan', full=full)
-    return cps, kept.Kept(root / 'scan')
+    return scan.find_kept(files, root / 'scan', evs, full=full)
 
 
 def fingerprint(opts, es_ok, evs):

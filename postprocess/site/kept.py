@@ -7,6 +7,7 @@ the 256 files of latest runs and the digests (:func:`mdxbench.post.site.trends.f
 The same files as :func:`mdxbench.post.site.trends.write` of the whole history as one
 table (``tests/unit/test_site_kept.py`` compares them).
 '''
+import functools
 import pathlib
 import uuid
 
@@ -233,11 +234,21 @@ def write_trends(path, keep, change_points, events=(), sensitivity=None, nproc=N
     return trends.finish(path, index, digests, latest_runs, present, len(change_points))
 
 
+@functools.singledispatch
 def write(history, path, events, sensitivity, change_points):
     '''(charts, change points) of the trend pages of ``history`` (a
-    :mod:`mdxbench.post.analysis.kept` history) written to ``path``.'''
-    if isinstance(history, Table):
-        return trends.write(history.df, path, events, sensitivity, change_points)
-    assert isinstance(history, Kept)
+    :mod:`mdxbench.post.analysis.kept` history) written to ``path``: by the kind of history
+    it is, the one place the site tells them apart (a kept scan's, a chunk at a time by
+    the scan's processes; a table's, whole).'''
+    raise TypeError(f'not a history of mdxbench.post.analysis.kept: {type(history).__name__}')
+
+
+@write.register
+def _(history: Kept, path, events, sensitivity, change_points):
     return write_trends(path, history.keep, change_points, events, sensitivity), \
         list(change_points)
+
+
+@write.register
+def _(history: Table, path, events, sensitivity, change_points):
+    return trends.write(history.df, path, events, sensitivity, change_points)

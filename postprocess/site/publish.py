@@ -27,7 +27,6 @@ import polars as pl
 from mdxbench.post import exits
 from mdxbench.post.analysis import changes, explain
 from mdxbench.post.analysis.incidents import open_regressions
-from mdxbench.post.analysis import kept
 from mdxbench.post.site import feed, report, text, trends
 from mdxbench.post.store import events as events_store
 
@@ -441,8 +440,8 @@ def series_charts(site, inc, events, change_points=None, full_keys=None, latest_
 def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(),
           change_points=None):
     '''Write the whole site of ``system`` into ``site``; the paths of its pages.
-    ``history``: the records table, or a :mod:`mdxbench.post.site.kept` history (a cycle's
-    kept scan: every page written a chunk of series at a time). ``change_points``: the
+    ``history``: a :mod:`mdxbench.post.analysis.kept` history (a cycle's kept scan: every
+    page written a chunk of series at a time; or a table's). ``change_points``: the
     cycle's on the same records (the trend page draws them instead of finding them
     again).'''
     site = pathlib.Path(site)
@@ -452,18 +451,17 @@ def write(site, system, incidents, last_cycle, history, events=(), sensitivity=(
     for stale in (site / 'plotly.min.js', site / '.plotly-version'):
         stale.unlink(missing_ok=True)
     evs = events_store.timed(events)
-    hist = kept.history(history) if isinstance(history, pl.DataFrame) else history
-    report.write(hist, site / 'report', list(sensitivity), change_points)
+    report.write(history, site / 'report', list(sensitivity), change_points)
     mdes = {(e['system'], *(e[f] for f in SERIES_OF_INCIDENT)): e for e in sensitivity}
-    ncharts = hist.nseries()
+    ncharts = history.nseries()
     head = f'<script src="{PLOTLY}"></script><script src="report/trends/trends.js"></script>'
-    latest = hist.latest()
-    runs = dict(hist.each_series(list(latest.select(changes.SERIES).iter_rows())))
+    latest = history.latest()
+    runs = dict(history.each_series(list(latest.select(changes.SERIES).iter_rows())))
     pages = [page(site / 'index.html', f'mdxbench: {system}', system,
                   index_body(system, incidents, last_cycle, ncharts, sensitivity, latest,
                              runs), 'index', head=f'<script src="{PLOTLY}"></script>')]
     # the incidents' charts from the trend pages' files just written (no history read)
-    full_keys, latest_of = _full_keys(hist, list(incidents.values())), {}
+    full_keys, latest_of = _full_keys(history, list(incidents.values())), {}
     cycle = trends.by_series(change_points) if change_points is not None else None
     for inc in incidents.values():
         charts = series_charts(site, inc, evs, cycle, full_keys, latest_of)

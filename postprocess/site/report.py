@@ -386,25 +386,23 @@ def checks(tables=None):
 def write(history, outdir, sensitivity=None, change_points=None):
     '''The report's pages in ``outdir``: the papers' tables, figures and the trend page
     (``change_points``: a cycle's, for the trend page; None: found there). ``history``:
-    the records table, or a :mod:`mdxbench.post.site.kept` history (the cycle's kept
-    scan, read a chunk of series at a time): the tables and figures read the records of
-    their own checks only.'''
+    a :mod:`mdxbench.post.analysis.kept` history (the cycle's kept scan, read a chunk of
+    series at a time, or a table's): the tables and figures read the records of their own
+    checks only.'''
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     from mdxbench.post.store import events as _events
-    from mdxbench.post.analysis import kept
     from mdxbench.post.site import kept as kept_site
 
-    hist = kept.history(history) if isinstance(history, pl.DataFrame) else history
-    df = hist.records_of(checks())
+    df = history.records_of(checks())
     tables = build_tables(df)
     figs = figures(df, outdir)
-    ncharts, cps = kept_site.write(hist, outdir / 'trends.html', _events.load(), sensitivity,
+    ncharts, cps = kept_site.write(history, outdir / 'trends.html', _events.load(), sensitivity,
                                    change_points)
     fig_html = '\n'.join(f'<figure><img src="{n}" alt="{html.escape(c)}" width="540">'
                          f'<figcaption>{html.escape(c)}</figcaption></figure>' for n, c in figs) \
         or '<p>No series to plot yet.</p>'
-    nrecords, first, last = hist.span()
+    nrecords, first, last = history.span()
     page = PAGE.format(nimages=len(figs), nrecords=nrecords, latest=LATEST, ncharts=ncharts,
                        ncps=len(cps), first=first if first is not None else '-',
                        last=last if last is not None else '-',

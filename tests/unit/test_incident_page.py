@@ -6,7 +6,7 @@ benchmark output).'''
 import datetime as dt
 import re
 
-from mdxbench.post.analysis import incidents
+from mdxbench.post.analysis import incidents, kept
 from mdxbench.post.site import publish, trends
 from mdxbench.post.store import records
 
@@ -26,7 +26,7 @@ def test_a_recovered_node_is_resolved_and_every_segment_is_drawn(tmp_path):
     state = incidents.update({}, found, '2026-11-23T00:00:00+00:00')
     inc, = state.values()
     assert inc['state'] == 'resolved'
-    publish.write(tmp_path, 'mdx2', state, None, records.frame(rs), [ev])
+    publish.write(tmp_path, 'mdx2', state, None, kept.Table(records.frame(rs)), [ev])
     html = (tmp_path / f'incident-{inc["id"]}.html').read_text()
     assert '<tr><th>partition</th><td>all partitions</td></tr>' in html
     cause = re.search(r'<tr><th>cause</th><td>(.*?)</td></tr>', html).group(1)

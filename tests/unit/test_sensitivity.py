@@ -9,7 +9,7 @@ import pytest
 
 from histories import HISTORY
 from mdxbench.post import cli
-from mdxbench.post.analysis import changes, sensitivity
+from mdxbench.post.analysis import changes, kept, sensitivity
 from mdxbench.post.store import records
 
 
@@ -74,6 +74,7 @@ def test_too_few_runs_give_no_figure_and_say_why(history):
 
 
 def test_the_cycle_cache_recomputes_only_what_changed(history):
+    history = kept.Table(history)
     first, done = sensitivity.refresh({}, history)
     assert done == 9 and all(e['mde'] is not None or e['why'] for e in first)
     cache = {sensitivity.key_of(e): e for e in first}

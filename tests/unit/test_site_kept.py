@@ -46,9 +46,9 @@ def _cycle(files, tmp, sens_cache):
     '''(change points, sensitivity, history) the table way and the kept way.'''
     df = _table(files)
     by_table = scan.find(df, EVENTS)
-    by_kept = scan.find([str(f) for f in files], EVENTS, keep=tmp / 'keep', chunk_rows=1500)
-    hist = kept.Kept(tmp / 'keep')
-    sens_t, _ = sensitivity.refresh(dict(sens_cache[0]), df, budget=1e9, trials=8)
+    by_kept, hist = scan.find_kept([str(f) for f in files], tmp / 'keep', EVENTS,
+                                   chunk_rows=1500)
+    sens_t, _ = sensitivity.refresh(dict(sens_cache[0]), kept.Table(df), budget=1e9, trials=8)
     sens_k, _ = sensitivity.refresh(dict(sens_cache[1]), hist, budget=1e9, trials=8)
     return (df, by_table, sens_t), (hist, by_kept, sens_k)
 
@@ -78,7 +78,7 @@ def test_the_kept_site_is_the_tables_site_first_and_next_night(tmp_path):
     assert hist.span()[0] == df.filter(pl.col('value').is_not_null()).height
     assert hist.nseries() == kept.Table(df).nseries() == SERIES + kept.Table(
         df.filter(~pl.col('check').str.starts_with('Check'))).nseries()
-    state = _publish(tmp_path, 'table', df, cps_t, sens_t)
+    state = _publish(tmp_path, 'table', kept.Table(df), cps_t, sens_t)
     assert _publish(tmp_path, 'kept', hist, cps_k, sens_k) == state
     assert any(i['system'] == 'mdx2' for i in state.values())
     assert _same_tree(tmp_path / 'table', tmp_path / 'kept') == []
@@ -98,7 +98,7 @@ def test_the_kept_site_is_the_tables_site_first_and_next_night(tmp_path):
     assert hist.copy.manifest['last']['routed'] == 1          # the new file only
     assert sorted(map(_key, cps_k)) == sorted(map(_key, cps_t))
     assert sorted(map(_key, sens_k)) == sorted(map(_key, sens_t))
-    _publish(tmp_path, 'table', df, cps_t, sens_t)
+    _publish(tmp_path, 'table', kept.Table(df), cps_t, sens_t)
     _publish(tmp_path, 'kept', hist, cps_k, sens_k)
     assert _same_tree(tmp_path / 'table', tmp_path / 'kept') == []
     # the night went by the chunks' summaries: each chunk's site state is there
