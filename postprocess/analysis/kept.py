@@ -6,13 +6,35 @@ table (:class:`Table`: a test's, a report's of a small export). Both answer the 
 questions: how many series and runs, a few series' runs, the records of some checks (by
 their places in the history's Parquet files), each series' values for its sensitivity.
 Nothing here holds the kept history as one table: the memory is a chunk's.
+
+This module is the kept history's front door: the formats of its files (a chunk's runs,
+its series' keys, its summary and latest month: :mod:`mdxbench.post.analysis.chunked`;
+the manifest: :mod:`mdxbench.post.analysis.scancopy`) are read through :class:`Kept` and
+:class:`Chunk`, never opened by their readers (the site, the sensitivity, the commands).
 '''
+import datetime as dt
 import pathlib
 
 import polars as pl
 
 from mdxbench.post.analysis import changes, chunked
 from mdxbench.post.analysis.scancopy import ScanCopy
+
+
+#: the columns of a run that the site draws beside its time and value (the kept copy keeps
+#: them for it)
+SITE = chunked.SITE
+#: a run's identity inside its series (time and value), the trend pages' digests' unit
+RUN_HASH = chunked.RUN_HASH
+#: the month a time falls in (the kept copy's latest month begins there)
+month_of = chunked.month_of
+#: the number of a series as the kept copy routes it (a hash of its keys)
+series_hash = chunked.series_hash
+#: how many series Parquet files hold (read from their key columns only)
+series_count = chunked.series_count
+#: the processes that read the kept copy a chunk each: how many, and their pool
+workers = chunked.workers
+Pool = chunked.Pool
 
 
 def chunk_of(keys, chunks):
@@ -130,6 +152,41 @@ class Table:
 
 
 
+class Chunk:
+    '''One kept chunk of series (a directory of the kept copy), as a worker that holds one
+    chunk reads it: its series' keys, their runs, the summary and the latest month the
+    scan kept for the site. Made from its path (:meth:`Kept.chunks`), so that a worker
+    process is given the path alone.'''
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        #: its number among the kept copy's chunks
+        self.number = int(self.path.name)
+
+    def keys(self):
+        '''Its series' keys, by ``_sid``.'''
+        return chunked.read_keys(self.path)
+
+    def runs(self, columns, files=None):
+        '''Its runs' ``columns`` (``_sid`` and any of ``time``, ``value``, :data:`SITE`,
+        ``_loc``), from all its files or from those of the history's Parquet files whose
+        ids are ``files``.'''
+        paths = sorted(self.path.glob('*' + chunked.SUFFIX))
+        if files is not None:
+            paths = [f for f in paths if f.name.split('-')[0] in files]
+        return chunked.read_chunk(paths, columns)
+
+    def summary(self):
+        '''Each series' summary at the last scan (a table), or None where there is none.'''
+        path = self.path / 'summary.parquet'
+        return pl.read_parquet(path) if path.exists() else None
+
+    def latest_month(self, cut):
+        '''The runs from ``cut`` on that the scan kept for the site, if kept for that cut;
+        else None.'''
+        return chunked.read_latest(self.path, cut)
+
+
 class Kept:
     '''The history as the cycle's scan keeps it (``keep``: its directory), read a chunk
     of series at a time: no reader here holds the history as one table. Each chunk's
@@ -139,6 +196,31 @@ class Kept:
         self.keep = pathlib.Path(keep)
         self.copy = ScanCopy(keep)
         self._keys, self._counts = {}, None
+
+    def chunks(self):
+        '''The kept chunks (:class:`Chunk`), in order.'''
+        return [Chunk(p) for p in self.copy.parts()]
+
+    def nchunks(self):
+        '''How many chunks the series are routed to.'''
+        return self.copy.manifest.get('chunks') or 1
+
+    def last_scan(self):
+        '''What the last scan said of itself (runs read, series routed and detected again,
+        the earliest and latest run), as the scan copy's manifest keeps it.'''
+        return self.copy.manifest['last']
+
+    def last_time(self):
+        '''The time of the newest run (a datetime), or None.'''
+        return self.copy.latest()
+
+    def files_since(self, cut):
+        '''The ids of the history's Parquet files with runs from ``cut`` on (by their
+        statistics; a file whose latest run is unknown is listed; every file where
+        ``cut`` is None).'''
+        return {f['id'] for f in self.copy.manifest.get('files', {}).values()
+                if cut is None or not f.get('latest')
+                or dt.datetime.fromisoformat(f['latest']) >= cut}
 
     def keys(self, part):
         '''The series keys of the kept chunk ``part`` (read once).'''
@@ -152,8 +234,6 @@ class Kept:
     def span(self):
         last = self.copy.manifest.get('last', {})
         first = last.get('earliest')
-        import datetime as dt
-
         return (int(self.counts()['n'].sum()),
                 dt.datetime.fromisoformat(first) if first else None, self.copy.latest())
 

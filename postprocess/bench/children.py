@@ -46,11 +46,11 @@ def cycle_detect(paths, mode, keep=None, cps_out=None, state_out=None):
     t3 = time.perf_counter()
     _dump(cps_out, cps)
     _dump(state_out, state)
-    kept = None
+    last = None
     if keep:
-        from mdxbench.post.analysis.scancopy import ScanCopy
-        kept = ScanCopy(keep).manifest['last']
-    return {'read': t1 - t0, 'detect': t2 - t1, 'group': t3 - t2, 'records': n, 'kept': kept,
+        from mdxbench.post.analysis import kept
+        last = kept.Kept(keep).last_scan()
+    return {'read': t1 - t0, 'detect': t2 - t1, 'group': t3 - t2, 'records': n, 'kept': last,
             'change_points': len(cps), 'incidents': len(state),
             'worker_mib': _workers_mib()}
 

@@ -45,7 +45,7 @@ def run(*, paths=(), from_es=False, parquet=None, es_url=None, system=None, sinc
 
     import polars as pl
 
-    from mdxbench.post.analysis import chunked
+    from mdxbench.post.analysis import kept
     from mdxbench.post.store import source as history_source
 
     tuning = changes.tuning(penalty, min_effect, max_pvalue)
@@ -63,7 +63,7 @@ def run(*, paths=(), from_es=False, parquet=None, es_url=None, system=None, sinc
             nseries, effects = hist.nseries(), sensitivity.of_series(hist, mde_target)
     else:
         cps = scan.find(files, evs, since=since, where=where, **tuning)
-        nseries, effects = chunked.series_count(files, where), None
+        nseries, effects = kept.series_count(files, where), None
     if format == 'json':
         out = changes.summary(nseries, cps)
         if effects is not None:

@@ -1,6 +1,7 @@
 '''The trend pages written from the cycle's kept scan copy, a chunk of series at a time
 (issue 45), by the scan's processes, each holding one chunk (about
-``chunked.CHUNK_ROWS`` runs): every series' summary and digest is computed in its chunk,
+``mdxbench.post.analysis.chunked.CHUNK_ROWS`` runs, read through
+:class:`mdxbench.post.analysis.kept.Chunk`): every series' summary and digest is computed in its chunk,
 a series' file built only where its digest moved (:func:`mdxbench.post.site.trends.charts`'
 ``build``), the chunk's latest month handed back as text; this process writes the index,
 the 256 files of latest runs and the digests (:func:`mdxbench.post.site.trends.finish`).
@@ -13,9 +14,8 @@ import uuid
 
 import polars as pl
 
-from mdxbench.post.analysis import changes, chunked
-from mdxbench.post.analysis.kept import Kept, Table, chunk_of
-from mdxbench.post.analysis.scancopy import ScanCopy
+from mdxbench.post.analysis import changes, kept
+from mdxbench.post.analysis.kept import Chunk, Kept, Table, chunk_of
 from mdxbench.post.site import trends
 from mdxbench.post.store import events as events_store
 
@@ -102,17 +102,13 @@ def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunk
     the history's files that have runs after ``cut`` only.'''
     import json
 
-    summary = part / 'summary.parquet'
-    if not summary.exists():
-        return None
-    g = pl.read_parquet(summary)
-    if not g.height or g['cut'][0] != cut:
+    g = part.summary()
+    if g is None or not g.height or g['cut'][0] != cut:
         return None
     before, present = _seen(folder, token)
-    g = g.sort('_sid').join(chunked.read_keys(part), on='_sid', how='left',
-                            maintain_order='left')
+    g = g.sort('_sid').join(part.keys(), on='_sid', how='left', maintain_order='left')
     sig = _signature(g, cps_of, evs)
-    state = _state_path(folder, chunks, part.name)
+    state = _state_path(folder, chunks, part.number)
     old = {}
     if state.exists():
         st = pl.read_parquet(state)
@@ -141,20 +137,18 @@ def _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunk
                 need[row['_sid']] = len(rows)
             text = (ident, pts, extras)
         rows.append([row, key, ident, known, text])
-    files = sorted(part.glob('*' + chunked.SUFFIX))
-    cols = ['_sid', 'time', 'value', *chunked.SITE]
+    cols = ['_sid', 'time', 'value', *kept.SITE]
     if need:        # runs before the cut that the kept files do not hold: from the chunk
-        d = chunked.read_chunk(files, cols).filter(
+        d = part.runs(cols).filter(
             pl.col('_sid').is_in(list(need)) & (pl.col('time') < cut))
         pts = trends.points_json(d.sort(['_sid', 'time', 'value']))
         for sid, at in need.items():
             ident, _, extras = rows[at][4]
             rows[at][4] = (ident, pts.get(sid, 'null'), extras)
     # the latest month as the scan kept it this cycle, else from the chunk's files
-    d = chunked.read_latest(part, cut)
+    d = part.latest_month(cut)
     if d is None:
-        recent_files = [f for f in files if f.name.split('-')[0] in recent_ids]
-        d = chunked.read_chunk(recent_files, cols).filter(pl.col('time') >= cut) \
+        d = part.runs(cols, files=recent_ids).filter(pl.col('time') >= cut) \
             .sort(['_sid', 'time', 'value'])
     recent = trends.points_json(d)
 
@@ -176,54 +170,49 @@ def _trends_of_chunk(task):
     '''One kept chunk's part of the trend pages: its series files built where their
     digest moved (written here); (index rows, digests, latest runs by bucket).'''
     part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunks = task
-    part = pathlib.Path(part)
+    part = Chunk(part)
     got = _from_summary(part, folder, token, cut, cps_of, mdes, evs, recent_ids, chunks) \
         if cut is not None else None
     if got is not None:
         return got
     before, present = _seen(folder, token)
-    _state_path(folder, chunks, part.name).unlink(missing_ok=True)
-    files = sorted(part.glob('*' + chunked.SUFFIX))
-    d = chunked.read_chunk(files, ['_sid', 'time', 'value', *chunked.SITE])
+    _state_path(folder, chunks, part.number).unlink(missing_ok=True)
+    d = part.runs(['_sid', 'time', 'value', *kept.SITE])
 
     def build(ident, known):
         return before.get(ident) != known or ident not in present
 
     return trends.pages(folder, trends.charts(d, lambda k: cps_of.get(k, []), evs, cut=cut,
-                                              build=build, keys=chunked.read_keys(part)),
+                                              build=build, keys=part.keys()),
                         cps_of, mdes, present)
 
 
-def write_trends(path, keep, change_points, events=(), sensitivity=None, nproc=None):
-    ''':func:`mdxbench.post.site.trends.write` of the history the scan kept in ``keep``
-    (brought up to date by the cycle's scan, whose ``change_points`` these are), a chunk
-    at a time by ``nproc`` processes; the number of charts.'''
-    import datetime as dt
-
-    copy = ScanCopy(keep)
+def write_trends(path, history, change_points, events=(), sensitivity=None, nproc=None):
+    ''':func:`mdxbench.post.site.trends.write` of the kept ``history`` (a
+    :class:`mdxbench.post.analysis.kept.Kept`, brought up to date by the cycle's scan,
+    whose ``change_points`` these are), a chunk at a time by ``nproc`` processes; the
+    number of charts.'''
     folder = trends.start(path)
     evs = events_store.timed(events)
     cps_of = trends.by_series(change_points)
     mdes = {tuple(e[k] for k in changes.SERIES): e for e in sensitivity or ()}
-    parts = copy.parts()
-    chunks = copy.manifest.get('chunks') or 1
-    latest = copy.latest()
+    parts = history.chunks()
+    chunks = history.nchunks()
+    latest = history.last_time()
     cut = trends.month_of(latest) if latest is not None else None
-    # the history's files with runs from the cut on (by their statistics; unknown: read)
-    recent_ids = {f['id'] for f in copy.manifest.get('files', {}).values()
-                  if cut is None or not f.get('latest')
-                  or dt.datetime.fromisoformat(f['latest']) >= cut}
+    # the history's files with runs from the cut on
+    recent_ids = history.files_since(cut)
     cps_by, mdes_by = _split(cps_of, chunks), _split(mdes, chunks)
     token = uuid.uuid4().hex
-    tasks = [(str(p), str(folder), token, cut, cps_by.get(int(p.name), {}),
-              mdes_by.get(int(p.name), {}), evs, recent_ids, chunks) for p in parts]
+    tasks = [(str(p.path), str(folder), token, cut, cps_by.get(p.number, {}),
+              mdes_by.get(p.number, {}), evs, recent_ids, chunks) for p in parts]
     for old in (folder / STATE).glob('*.parquet') if (folder / STATE).is_dir() else ():
         if not old.name.startswith(f'{chunks}-'):
             old.unlink()
     _, present = trends.previous(folder)
     index, digests, latest_runs = [], {}, {}
-    nproc = nproc or chunked.workers()
-    with chunked.Pool(min(nproc, max(1, len(tasks)))) as pool:
+    nproc = nproc or kept.workers()
+    with kept.Pool(min(nproc, max(1, len(tasks)))) as pool:
         for rows, dig, lat in (pool.map(_trends_of_chunk, tasks) if pool
                                else map(_trends_of_chunk, tasks)):
             index.extend(rows)
@@ -245,7 +234,7 @@ def write(history, path, events, sensitivity, change_points):
 
 @write.register
 def _(history: Kept, path, events, sensitivity, change_points):
-    return write_trends(path, history.keep, change_points, events, sensitivity), \
+    return write_trends(path, history, change_points, events, sensitivity), \
         list(change_points)
 
 

@@ -28,7 +28,7 @@ import polars as pl
 
 from mdxbench.post.store import events as events_store
 
-from mdxbench.post.analysis import changes, chunked, scan
+from mdxbench.post.analysis import changes, kept, scan
 
 #: records of the history handled at once while the pages are written (a share of the
 #: series, by a hash of their keys): the memory this takes beside the records follows it
@@ -106,7 +106,7 @@ def known_key(n, h, t):
 
 
 #: a run's part of what its series' earlier runs are known by
-RUN_HASH = chunked.RUN_HASH
+RUN_HASH = kept.RUN_HASH
 
 
 def bucket(ident):
@@ -131,7 +131,7 @@ def charts(df, cps_of, evs, bounded=True, cut=None, build=lambda ident, known: T
     by ``_sid`` where ``df`` has its runs without them (a kept chunk of the scan).'''
     have = df.collect_schema().names()
     if '_sid' not in have:
-        df = df.with_columns(chunked.series_hash().alias('_sid'))
+        df = df.with_columns(kept.series_hash().alias('_sid'))
     shares = max(1, -(-df.height // BATCH_ROWS))
     for share in range(shares):
         sel = pl.col('value').is_not_null()
@@ -321,7 +321,7 @@ def text_digest(text):
 DIGESTS = '.digests.json'
 
 
-month_of = chunked.month_of            #: (the month a time falls in)
+month_of = kept.month_of            #: (the month a time falls in)
 
 
 def by_series(cps):

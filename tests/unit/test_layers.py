@@ -248,3 +248,28 @@ def test_a_private_name_taken_from_another_module_is_caught(tmp_path):
                  + '\nfrom mdxbench.post.store.records import _params  # noqa\n')
     found = private_crossings({'mdxbench.post': post})
     assert [x.split(': ', 1)[1] for x in found] == ['mdxbench.post.store.records._params'] * 2
+
+
+#: the kept history's own modules (issue 62): the scan that keeps it, its file formats,
+#: and its front door, :mod:`mdxbench.post.analysis.kept`
+KEPT_HISTORY = {'analysis.kept', 'analysis.scan', 'analysis.scancopy', 'analysis.chunked',
+                'analysis.incremental', 'analysis.past'}
+
+
+def kept_formats_opened_outside(edges):
+    '''The modules outside :data:`KEPT_HISTORY` that import its file formats (``chunked``,
+    ``scancopy``) instead of reading through ``analysis.kept``.'''
+    return sorted(m for m, imported in edges.items() if m not in KEPT_HISTORY
+                  and imported & {'analysis.chunked', 'analysis.scancopy'})
+
+
+def test_the_kept_history_is_read_through_its_front_door_alone():
+    '''The site, the sensitivity, the commands and the bench read the kept history through
+    ``analysis.kept`` (Kept, Chunk, Table), never its chunk files or manifest.'''
+    assert kept_formats_opened_outside(module_imports()) == []
+
+
+def test_a_reader_that_opens_the_kept_chunks_is_caught():
+    edges = module_imports()
+    edges['site.kept'] = edges['site.kept'] | {'analysis.chunked'}
+    assert kept_formats_opened_outside(edges) == ['site.kept']
