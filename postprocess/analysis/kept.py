@@ -17,24 +17,24 @@ import pathlib
 
 import polars as pl
 
-from mdxbench.post.analysis import changes, chunked
+from mdxbench.post.analysis import changes, chunked, chunkfiles, locators, processes
 from mdxbench.post.analysis.scancopy import ScanCopy
 
 
 #: the columns of a run that the site draws beside its time and value (the kept copy keeps
 #: them for it)
-SITE = chunked.SITE
+SITE = chunkfiles.SITE
 #: a run's identity inside its series (time and value), the trend pages' digests' unit
-RUN_HASH = chunked.RUN_HASH
+RUN_HASH = chunkfiles.RUN_HASH
 #: the month a time falls in (the kept copy's latest month begins there)
-month_of = chunked.month_of
+month_of = chunkfiles.month_of
 #: the number of a series as the kept copy routes it (a hash of its keys)
 series_hash = chunked.series_hash
 #: how many series Parquet files hold (read from their key columns only)
 series_count = chunked.series_count
 #: the processes that read the kept copy a chunk each: how many, and their pool
-workers = chunked.workers
-Pool = chunked.Pool
+workers = processes.workers
+Pool = processes.Pool
 
 
 def chunk_of(keys, chunks):
@@ -48,7 +48,7 @@ def chunk_of(keys, chunks):
     return {k: s % chunks for k, s in zip(keys, sids)}
 
 
-def counts(keep, keys_of=chunked.read_keys):
+def counts(keep, keys_of=chunkfiles.read_keys):
     '''Each series of the kept copy: a table of its keys, ``_sid`` and ``n`` (its runs at
     the last scan), read from the chunks' state and keys, not their runs.'''
     out = []
@@ -66,8 +66,8 @@ def _select(keys, on):
     return pl.DataFrame([dict(zip(on, k)) for k in keys], schema={k: pl.Utf8 for k in on})
 
 
-def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None,
-                   keys_of=chunked.read_keys):
+def series_records(keep, keys, columns=('time', 'value', *chunkfiles.SITE), on=None,
+                   keys_of=chunkfiles.read_keys):
     '''The runs of the series ``keys`` (tuples of their keys ``on``, all of
     ``changes.SERIES`` by default) as the kept copy holds them, with their keys: read from
     their chunks only (every chunk where ``on`` is not every key), one at a time.'''
@@ -87,7 +87,7 @@ def series_records(keep, keys, columns=('time', 'value', *chunked.SITE), on=None
         kt = keys_of(part).join(_select(ks, on), on=on, how='semi', nulls_equal=True)
         if not kt.height:
             continue
-        d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', *columns])
+        d = chunkfiles.read_chunk(sorted(part.glob('*' + chunkfiles.SUFFIX)), ['_sid', *columns])
         out.append(d.filter(pl.col('_sid').is_in(kt['_sid'].to_list()))
                    .join(kt, on='_sid', how='left'))
     if not out:
@@ -165,16 +165,16 @@ class Chunk:
 
     def keys(self):
         '''Its series' keys, by ``_sid``.'''
-        return chunked.read_keys(self.path)
+        return chunkfiles.read_keys(self.path)
 
     def runs(self, columns, files=None):
         '''Its runs' ``columns`` (``_sid`` and any of ``time``, ``value``, :data:`SITE`,
         ``_loc``), from all its files or from those of the history's Parquet files whose
         ids are ``files``.'''
-        paths = sorted(self.path.glob('*' + chunked.SUFFIX))
+        paths = sorted(self.path.glob('*' + chunkfiles.SUFFIX))
         if files is not None:
             paths = [f for f in paths if f.name.split('-')[0] in files]
-        return chunked.read_chunk(paths, columns)
+        return chunkfiles.read_chunk(paths, columns)
 
     def summary(self):
         '''Each series' summary at the last scan (a table), or None where there is none.'''
@@ -184,7 +184,7 @@ class Chunk:
     def latest_month(self, cut):
         '''The runs from ``cut`` on that the scan kept for the site, if kept for that cut;
         else None.'''
-        return chunked.read_latest(self.path, cut)
+        return chunkfiles.read_latest(self.path, cut)
 
 
 class Kept:
@@ -225,7 +225,7 @@ class Kept:
     def keys(self, part):
         '''The series keys of the kept chunk ``part`` (read once).'''
         if part.name not in self._keys:
-            self._keys[part.name] = chunked.read_keys(part)
+            self._keys[part.name] = chunkfiles.read_keys(part)
         return self._keys[part.name]
 
     def nseries(self):
@@ -250,14 +250,14 @@ class Kept:
         chunk at a time, its runs' columns only.'''
         out = []
         for part in self.copy.parts():
-            d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', *LATEST])
+            d = chunkfiles.read_chunk(sorted(part.glob('*' + chunkfiles.SUFFIX)), ['_sid', *LATEST])
             if d.height:
                 out.append(_last_runs(d, '_sid').join(self.keys(part), on='_sid', how='inner')
                            .select([*changes.SERIES, *LATEST]))
         if not out:
             return pl.DataFrame(schema={**{k: pl.Utf8 for k in changes.SERIES},
                                         'time': pl.Datetime('us', 'UTC'), 'value': pl.Float64,
-                                        **{k: chunked.SITE[k] for k in LATEST[2:]}})
+                                        **{k: chunkfiles.SITE[k] for k in LATEST[2:]}})
         return pl.concat(out, how='vertical_relaxed').sort(changes.SERIES)
 
     def each_series(self, keys):
@@ -288,12 +288,12 @@ class Kept:
             kt = self.keys(part).filter(_check_class().is_in(list(checks)))
             if not kt.height:
                 continue
-            d = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), ['_sid', '_loc'])
+            d = chunkfiles.read_chunk(sorted(part.glob('*' + chunkfiles.SUFFIX)), ['_sid', '_loc'])
             locs.append(d.filter(pl.col('_sid').is_in(kt['_sid'].to_list()))['_loc'].to_numpy())
         locs = np.unique(np.concatenate(locs)) if locs else np.zeros(0, dtype=np.uint64)
         out = []
-        for key, rows in chunked.by_row_group(locs):
-            fi, g = chunked.file_and_group(key)
+        for key, rows in locators.by_row_group(locs):
+            fi, g = locators.file_and_group(key)
             path = numbers[fi]
             with pq.ParquetFile(path) as f:
                 names = [c for c in records.COLUMNS if c in f.schema_arrow.names]

@@ -12,7 +12,7 @@ chunk's files that end before ``cut`` (the first instant of the month of the new
 * ``past.runs``: their values and places (Arrow IPC, uncompressed: read through a memory
   map, and only the series that need them);
 * ``past.parquet``: per series, where its runs start there and what the screen needs of
-  them (:func:`figures`), and the site's summary of them (``chunked.SUMMARY``);
+  them (:func:`figures`), and the site's summary of them (``chunkfiles.SUMMARY``);
 * ``past.json``: the cut and the routed files it was made of (size, modification time);
   written last, and gone or stale means made again.
 
@@ -40,7 +40,7 @@ import os
 import numpy as np
 import polars as pl
 
-from mdxbench.post.analysis import changes, chunked
+from mdxbench.post.analysis import changes, chunked, chunkfiles
 
 #: the past's layout; another is made again (1: its runs in several record batches)
 VERSION = 2
@@ -147,7 +147,7 @@ class Past:
 
     @classmethod
     def empty(cls):
-        # (the summary's own columns: every one of chunked.SUMMARY but its cut)
+        # (the summary's own columns: every one of chunkfiles.SUMMARY but its cut)
         schema = dict(FRAME, **SUMMARY_SCHEMA)
         return cls(pl.DataFrame(schema=schema), np.zeros(0), np.zeros(0, dtype=np.uint64), {})
 
@@ -207,7 +207,7 @@ class Past:
         values = d['value'].to_numpy()
         series = pl.DataFrame({'_sid': sids[starts], 'start': starts.astype(np.int64),
                                **figures(values, starts, ns)}, schema_overrides=FRAME)
-        series = series.join(chunked.summarize(d, cut).drop('cut'), on='_sid',
+        series = series.join(chunkfiles.summarize(d, cut).drop('cut'), on='_sid',
                              maintain_order='left')
         return cls._keep(part, series, values, d['_loc'].to_numpy(),
                          {f.name: _stamp(f) for f in files}, cut)
@@ -231,7 +231,7 @@ class Past:
         series = pl.DataFrame({'_sid': every, 'start': at,           # (int64 already)
                                **figures(values, at, o_n + a_n)}, schema_overrides=FRAME)
         # the summary of all the runs: the old past's and the new ones' (all before the cut)
-        new = chunked.summarize(d, cut).drop('cut')
+        new = chunkfiles.summarize(d, cut).drop('cut')
         summary = merged(self.series.select(new.columns), new)
         series = series.join(summary, on='_sid', maintain_order='left')
         kept = dict(self.files, **{f.name: _stamp(f) for f in files})
@@ -259,7 +259,7 @@ class Past:
 FRAME = {'_sid': pl.UInt64, 'start': pl.Int64, 'sum': pl.Float64, 'ssd': pl.Float64,
          'bits': pl.UInt64, 'unit': pl.Float64, 'h': pl.List(pl.Float64),
          'tail': pl.List(pl.Float64)}
-#: the site summary's columns' types (``chunked.SUMMARY``)
+#: the site summary's columns' types (``chunkfiles.SUMMARY``)
 SUMMARY_SCHEMA = {'_sid': pl.UInt64, 'n': pl.UInt32, 'first': pl.Datetime('us', 'UTC'),
                   'last': pl.Datetime('us', 'UTC'), 'ref': pl.Float64, 'lower': pl.Float64,
                   'upper': pl.Float64, '_n0': pl.UInt32, '_h': pl.UInt64,
@@ -273,11 +273,11 @@ def open_chunk(part, cut, columns, fresh=None):
     cut (none where a file of runs on both sides of the cut would interleave with it, or
     without a cut). ``fresh``: the ids of the source files the scan routed again
     (:meth:`Past.load`).'''
-    paths = sorted(part.glob('*' + chunked.SUFFIX))
+    paths = sorted(part.glob('*' + chunkfiles.SUFFIX))
     names = {p.name for p in paths}
     past = Past.load(part, cut, names, fresh)
     if past is not None:
-        recent = chunked.read_chunk([p for p in paths if p.name not in past.files], columns)
+        recent = chunkfiles.read_chunk([p for p in paths if p.name not in past.files], columns)
         if not recent.height or recent['time'].min() >= cut:
             return past, recent
     older = Past.load(part, None, names, fresh) if past is None and cut is not None else None
@@ -285,17 +285,17 @@ def open_chunk(part, cut, columns, fresh=None):
         # a month ended: the old past and the runs of the files that ended before the cut
         # (all after the old one's), merged; the others recent
         rest = [p for p in paths if p.name not in older.files]
-        frames = [chunked.read_chunk([p], columns) for p in rest]
+        frames = [chunkfiles.read_chunk([p], columns) for p in rest]
         ended = [i for i, f in enumerate(frames) if f.height and f['time'].max() < cut]
         if all(frames[i]['time'].min() >= older.cut for i in ended) and \
                 all(f['time'].min() >= cut for i, f in enumerate(frames)
                     if i not in ended and f.height):
             grown = older.extend(part, pl.concat([frames[i] for i in ended])
-                                 if ended else chunked.read_chunk([], columns),
+                                 if ended else chunkfiles.read_chunk([], columns),
                                  [rest[i] for i in ended], cut)
             others = [f for i, f in enumerate(frames) if i not in ended]
-            return grown, pl.concat(others) if others else chunked.read_chunk([], columns)
-    frames = [chunked.read_chunk([p], columns) for p in paths]
+            return grown, pl.concat(others) if others else chunkfiles.read_chunk([], columns)
+    frames = [chunkfiles.read_chunk([p], columns) for p in paths]
     old = [i for i, f in enumerate(frames)
            if cut is not None and f.height and f['time'].max() < cut]
     if cut is None or any(f.height and f['time'].min() < cut
@@ -306,7 +306,7 @@ def open_chunk(part, cut, columns, fresh=None):
     past = Past.make(part, pl.concat([frames[i] for i in old]), [paths[i] for i in old], cut) \
         if old else Past.empty()
     rest = [f for i, f in enumerate(frames) if i not in old]
-    recent = pl.concat(rest) if rest else chunked.read_chunk([], columns)
+    recent = pl.concat(rest) if rest else chunkfiles.read_chunk([], columns)
     return past, recent
 
 
@@ -361,7 +361,7 @@ def quiet(series, recent, r_start, r_n, kappa, penalty, min_size=changes.MIN_SIZ
 
 
 def merged(earlier, later):
-    '''The site's summaries (``chunked.SUMMARY`` but the cut) of the same cut of two parts of
+    '''The site's summaries (``chunkfiles.SUMMARY`` but the cut) of the same cut of two parts of
     a chunk's runs, every run of ``earlier`` before every run of ``later``, as one summary
     of all of them (by series number).'''
     j = earlier.join(later, on='_sid', how='full', coalesce=True, suffix='_r').sort('_sid')
@@ -380,9 +380,9 @@ def merged(earlier, later):
 
 
 def summary(series, recent, cut):
-    '''The site's summary (``chunked.SUMMARY``) of every series of the past frame
+    '''The site's summary (``chunkfiles.SUMMARY``) of every series of the past frame
     ``series`` and of the sorted recent runs ``recent`` (all at or after ``cut``), as
-    ``chunked.summarize`` gives it of all their runs.'''
-    rs = chunked.summarize(recent, cut).drop('cut')
+    ``chunkfiles.summarize`` gives it of all their runs.'''
+    rs = chunkfiles.summarize(recent, cut).drop('cut')
     return merged(series.select(rs.columns), rs).with_columns(
         pl.lit(cut, dtype=pl.Datetime('us', 'UTC')).alias('cut'))

@@ -16,7 +16,7 @@ chunk and per share of a source file, with:
   the sensitivity and the report read the history from here, a chunk at a time
   (:mod:`mdxbench.post.analysis.kept`, :mod:`mdxbench.post.site.kept`);
 * ``<chunk>/summary.parquet``: what the trend pages know each series by
-  (:data:`mdxbench.post.analysis.chunked.SUMMARY`), made while the chunk is segmented;
+  (:data:`mdxbench.post.analysis.chunkfiles.SUMMARY`), made while the chunk is segmented;
 * ``<chunk>/past.*``: the chunk's runs before the month of the newest run, sorted once
   (:mod:`mdxbench.post.analysis.past`): a night reads the current month's runs, and a
   series' past only where it has a change point or a bound cannot keep it quiet.
@@ -38,7 +38,8 @@ import shutil
 import numpy as np
 import polars as pl
 
-from mdxbench.post.analysis import changes, chunked, explain, incremental, past
+from mdxbench.post.analysis import (changes, chunked, chunkfiles, explain, incremental, past,
+                                    processes)
 
 #: the kept copy's layout: a copy of another (1: Parquet chunk files; 2: without the
 #: site's columns and series keys) is routed again whole
@@ -91,7 +92,7 @@ def _exact(values, locs, starts, ns, sids, old, kw):
 def segment_kept(part, kw, cut=None, fresh=None):
     ''':func:`mdxbench.post.analysis.chunked.segment_part` of a kept chunk: each series'
     change points updated from those of its state; the state rewritten, and with ``cut``
-    the site's ``chunked.SUMMARY`` of its series. The runs before ``cut`` are read from the
+    the site's ``chunkfiles.SUMMARY`` of its series. The runs before ``cut`` are read from the
     chunk's kept past (:mod:`mdxbench.post.analysis.past`) only for the series that need
     them; ``fresh``: the ids of the source files this scan routed again (their routed
     files are new; the others unchanged: none is looked at). (found, series detected
@@ -99,22 +100,22 @@ def segment_kept(part, kw, cut=None, fresh=None):
     times of its earliest and latest runs or Nones, the series whose runs were read
     whole).'''
     part = pathlib.Path(part)
-    chunked.keep_keys(part, fresh)
+    chunkfiles.keep_keys(part, fresh)
     state_path = part / 'state.parquet'
     before = {}
     if state_path.exists():
         st = pl.read_parquet(state_path)
         before = {sid: (json.loads(c), n, head) for sid, c, n, head in
                   zip(st['_sid'].to_list(), st['cps'], st['n'], st['head'])}
-    kept, recent = past.open_chunk(part, cut, list(chunked.CHUNK_SCHEMA) +
-                                   (list(chunked.SITE) if cut is not None else []), fresh)
+    kept, recent = past.open_chunk(part, cut, list(chunkfiles.CHUNK_SCHEMA) +
+                                   (list(chunkfiles.SITE) if cut is not None else []), fresh)
     r, rsids, rstarts, rns = chunked.laid_out(recent)
     if cut is not None:
         tmp = part / 'summary.parquet.tmp'
         past.summary(kept.series, r, cut).write_parquet(tmp)
         tmp.replace(part / 'summary.parquet')
         # the runs the trend pages draw as the latest month, for the site: one file
-        chunked.keep_latest(part, r.filter(pl.col('time') >= cut), cut)
+        chunkfiles.keep_latest(part, r.filter(pl.col('time') >= cut), cut)
     # every series of the chunk: its past (p runs) then its recent runs
     psids = kept.series['_sid'].to_numpy()
     sids = np.union1d(psids, rsids[rstarts]).astype(np.uint64)
@@ -223,8 +224,8 @@ class ScanCopy:
         changed = [p for p in current if files.get(p, {}).get('stamp') != current[p]]
         for p in list(files):
             if p not in current or p in changed:
-                for f in [*self.root.glob(f'*/{files[p]["id"]}-*{chunked.SUFFIX}'),
-                          *self.root.glob(f'*/{files[p]["id"]}-*{chunked.KEYS}')]:
+                for f in [*self.root.glob(f'*/{files[p]["id"]}-*{chunkfiles.SUFFIX}'),
+                          *self.root.glob(f'*/{files[p]["id"]}-*{chunkfiles.KEYS}')]:
                     f.unlink()
                 if p not in current:
                     del files[p]
@@ -236,7 +237,7 @@ class ScanCopy:
             raise ValueError('changes: the kept scan copy numbers 65,536 files: scan with '
                              '--full')
         groups = [(numbers.index(changed[fi]), g, r) for fi, g, r in chunked.row_groups(changed)]
-        shares = chunked.shares([(fi, g) for fi, g, _ in groups], nproc)
+        shares = processes.shares([(fi, g) for fi, g, _ in groups], nproc)
         run = pool.map if pool else map
         self.root.mkdir(parents=True, exist_ok=True)
         tasks = []
@@ -254,7 +255,7 @@ class ScanCopy:
         # the site's summaries are made on the way, cut at the month of the newest record
         # the files' statistics say (a cut found otherwise: the site reads the chunks)
         stats = [chunked.latest_time(p) for p in current]
-        cut = None if not stats or None in stats else chunked.month_of(max(stats))
+        cut = None if not stats or None in stats else chunkfiles.month_of(max(stats))
         for p, t in zip(current, stats):
             files[p]['latest'] = t.isoformat() if t else None
         found, again, nseries, self.fresh, spans, whole = [], 0, 0, set(), [], 0
@@ -287,8 +288,8 @@ class ScanCopy:
         ``where``: a Polars expression selecting the records kept (another one: routed
         again whole).'''
         paths = chunked.files(source)
-        nproc = nproc or chunked.workers()
-        with chunked.Pool(nproc) as pool:
+        nproc = nproc or processes.workers()
+        with processes.Pool(nproc) as pool:
             found, paths = self.locate(paths, pool, nproc, chunk_rows, full, where, **kw)
             cache = self.explanations(events)
             cached = [f for f in found if (f[0], f[1]['index']) in cache]

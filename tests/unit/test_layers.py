@@ -253,14 +253,15 @@ def test_a_private_name_taken_from_another_module_is_caught(tmp_path):
 #: the kept history's own modules (issue 62): the scan that keeps it, its file formats,
 #: and its front door, :mod:`mdxbench.post.analysis.kept`
 KEPT_HISTORY = {'analysis.kept', 'analysis.scan', 'analysis.scancopy', 'analysis.chunked',
+                'analysis.chunkfiles', 'analysis.locators', 'analysis.processes',
                 'analysis.incremental', 'analysis.past'}
 
 
 def kept_formats_opened_outside(edges):
-    '''The modules outside :data:`KEPT_HISTORY` that import its file formats (``chunked``,
-    ``scancopy``) instead of reading through ``analysis.kept``.'''
-    return sorted(m for m, imported in edges.items() if m not in KEPT_HISTORY
-                  and imported & {'analysis.chunked', 'analysis.scancopy'})
+    '''The modules outside :data:`KEPT_HISTORY` that import its scan or file formats
+    (``chunked``, ``chunkfiles``, ``scancopy``) instead of reading through ``analysis.kept``.'''
+    return sorted(m for m, imported in edges.items() if m not in KEPT_HISTORY and imported
+                  & {'analysis.chunked', 'analysis.chunkfiles', 'analysis.scancopy'})
 
 
 def test_the_kept_history_is_read_through_its_front_door_alone():

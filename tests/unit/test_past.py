@@ -12,7 +12,7 @@ import pyarrow as pa
 import polars as pl
 import pytest
 
-from mdxbench.post.analysis import changes, chunked, incremental, past, scan
+from mdxbench.post.analysis import changes, chunked, chunkfiles, incremental, past, scan
 from mdxbench.post.analysis.scancopy import ScanCopy
 from mdxbench.post.bench import changes as bench_changes
 
@@ -86,7 +86,7 @@ def test_the_summary_of_past_and_recent_is_the_summary_of_all_runs(tmp_path):
     kept = past.Past.make(tmp_path, old, [], cut)
     assert (tmp_path / past.META).is_file()
     got = past.summary(kept.series, chunked.laid_out(new)[0], cut)
-    want = chunked.summarize(chunked.laid_out(pl.concat([old, new]))[0], cut)
+    want = chunkfiles.summarize(chunked.laid_out(pl.concat([old, new]))[0], cut)
     assert got.height == 50 and got.equals(want), (got, want)
 
 
@@ -153,23 +153,23 @@ def _latest_is_kept(keep):
     copy = ScanCopy(keep)
     cut = dt.datetime.fromisoformat(copy.manifest['last']['cut'])
     for part in copy.parts():
-        cols = ['_sid', 'time', 'value', *chunked.SITE]
-        want = chunked.read_chunk(sorted(part.glob('*' + chunked.SUFFIX)), cols) \
+        cols = ['_sid', 'time', 'value', *chunkfiles.SITE]
+        want = chunkfiles.read_chunk(sorted(part.glob('*' + chunkfiles.SUFFIX)), cols) \
             .filter(pl.col('time') >= cut).sort(['_sid', 'time', 'value'])
-        got = chunked.read_latest(part, cut)
+        got = chunkfiles.read_latest(part, cut)
         assert got is not None and got.height and got.equals(want)
-        assert chunked.read_latest(part, cut - dt.timedelta(days=31)) is None
+        assert chunkfiles.read_latest(part, cut - dt.timedelta(days=31)) is None
 
 
 def _keys_are_gathered(keep):
     '''Each chunk's gathered keys hold every ``.keys`` file as it is now, and are what
     reading them all gives.'''
     for part in ScanCopy(keep).parts():
-        files = sorted(part.glob('*' + chunked.KEYS))
-        assert sorted(json.loads((part / chunked.KEYS_META).read_text())) == \
+        files = sorted(part.glob('*' + chunkfiles.KEYS))
+        assert sorted(json.loads((part / chunkfiles.KEYS_META).read_text())) == \
             [f.name for f in files]
         every = pl.concat([pl.read_ipc(f) for f in files]).unique('_sid').sort('_sid')
-        assert chunked.read_keys(part).sort('_sid').equals(every)
+        assert chunkfiles.read_keys(part).sort('_sid').equals(every)
 
 
 def test_runs_on_both_sides_of_the_cut_keep_no_past(tmp_path):
@@ -209,8 +209,8 @@ def test_a_month_that_ends_extends_the_past_as_making_it_again_would(tmp_path, m
     for part in ScanCopy(keep).parts():
         grown = past.Past.load(part, cut)
         assert grown is not None and len(grown.files) == 12      # 10 months, Nov., nights
-        cols = [*chunked.CHUNK_SCHEMA, *chunked.SITE]
-        every = [chunked.read_chunk([part / n], cols) for n in sorted(grown.files)]
+        cols = [*chunkfiles.CHUNK_SCHEMA, *chunkfiles.SITE]
+        every = [chunkfiles.read_chunk([part / n], cols) for n in sorted(grown.files)]
         (tmp_path / 'again').mkdir(exist_ok=True)
         again = past.Past.make(tmp_path / 'again', pl.concat(every), [], cut)
         assert grown.series.equals(again.series)
@@ -228,11 +228,11 @@ def test_an_empty_past_has_every_column_and_no_run():
     place, no file.'''
     e = past.Past.empty()
     want = dict(past.FRAME, **{c: t for c, t in past.SUMMARY_SCHEMA.items()
-                               if c in chunked.SUMMARY and c not in past.FRAME})
+                               if c in chunkfiles.SUMMARY and c not in past.FRAME})
     assert dict(e.series.schema) == want and e.series.height == 0
     assert list(want)[:len(past.FRAME)] == list(past.FRAME)
     # every column of the site's summary but its cut (the past's own)
-    assert set(want) == set(past.FRAME) | (set(chunked.SUMMARY) - {'cut'})
+    assert set(want) == set(past.FRAME) | (set(chunkfiles.SUMMARY) - {'cut'})
     assert (len(e.values), len(e.locs), e.locs.dtype, e.files) == (0, 0, np.uint64, {})
 
 
