@@ -91,7 +91,6 @@ class MklLinpackShm(_Linpack):
         with open(os.path.join(self.stagedir, 'lininput'), 'w') as fp:
             fp.write(launch.linpack_input(sizes))
 
-        self.executable = self.bench_path
         self.executable_opts = ['-i', 'lininput']
         self.mdx_extra = {'problem_sizes': sizes, 'threads': threads, 'threads_rule': rule}
 
@@ -121,7 +120,6 @@ class MklLinpackMpi(_Linpack):
         mem = self.memory_fraction * facts['memory_gib'] * 2**30 * self.num_nodes
         n = int((mem / 8) ** 0.5) // self.block_size * self.block_size
         p, q = hpcc.process_grid(self.num_tasks)
-        self.executable = self.bench_path
         self.executable_opts = ['-n', str(n), '-b', str(self.block_size), '-p', str(p),
                                 '-q', str(q)]
         self.mdx_extra = {'hpl_n': n, 'grid': f'{p}x{q}'}

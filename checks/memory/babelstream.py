@@ -36,7 +36,6 @@ class BabelStreamOmp(MdxBenchTest):
             self.use_multithreading = True
         self.env_vars.update({'OMP_NUM_THREADS': threads, 'OMP_PROC_BIND': 'spread',
                               'OMP_PLACES': places})
-        self.executable = self.bench_path
         self.executable_opts = ['-s', str(elements), '-n', str(self.num_times)]
         self.mdx_extra = {'array_elements': elements, 'array_bytes': elements * 8,
                           'threads': threads, 'threads_rule': rule}

@@ -34,7 +34,6 @@ class StreamOmp(MdxBenchTest):
         self.num_cpus_per_task = facts['cores'] * facts.get('threads_per_core', 1)
         self.env_vars.update({'OMP_NUM_THREADS': n, 'OMP_PROC_BIND': 'spread',
                               'OMP_PLACES': 'cores'})
-        self.executable = self.bench_path
         if self.repetitions > 1:
             self.executable = 'sh'
             self.executable_opts = ['-c', shlex.quote(

@@ -31,7 +31,6 @@ class _OsuPt2Pt(_Osu):
         nodes = min(2, partition_nodes(self.current_partition) or 2)
         self.num_tasks = 2
         self.num_tasks_per_node = 2 // nodes
-        self.executable = self.bench_path
         self.mdx_extra = {'nodes': nodes}
 
 
@@ -106,4 +105,3 @@ class OsuAlltoall(_Osu):
                               ranks_per_node_paper=PAPER_RANKS_PER_NODE, ranks_rule=rule)
         self.num_tasks_per_node = rpn
         self.num_tasks = rpn * self.num_nodes
-        self.executable = self.bench_path

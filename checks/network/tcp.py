@@ -213,7 +213,6 @@ class NetperfToPeer(MdxBenchTest):
         self.num_tasks = 1
         self.num_tasks_per_node = 1
         self.prerun_cmds += [f'{self.bench_path} -V']
-        self.executable = self.bench_path
         self.executable_opts = ['-H', str(peer['host']), '-p', str(peer.get('port', 12865)),
                                 '-t', 'TCP_STREAM', '-l', str(self.duration), '--', '-o',
                                 'THROUGHPUT,THROUGHPUT_UNITS,LOCAL_SEND_SIZE,ELAPSED_TIME']

@@ -33,7 +33,6 @@ class FioTarget(StorageTargetTest):
     def set_command(self):
         rw, bs = WORKLOADS[self.workload]
         self.num_tasks = 1
-        self.executable = self.bench_path
         self.executable_opts = [
             f'--name={self.workload}', '--directory="$workdir"', f'--size={self.size}',
             f'--rw={rw}', f'--bs={bs}', '--ioengine=libaio', f'--iodepth={self.iodepth}',

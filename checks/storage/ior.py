@@ -108,7 +108,6 @@ class Ior(StorageTargetTest):
         tpn = self.tasks_per_node()
         self.num_tasks_per_node = tpn
         self.num_tasks = tpn * self.num_nodes
-        self.executable = self.bench_path
         self.executable_opts = [
             '-w', '-r', '-C', '-g', '-i', str(self.repetitions), '-s', str(self.segments),
             '-b', self.block_size, '-t', self.transfer_size, '-a', 'POSIX', '-e',

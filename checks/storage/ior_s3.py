@@ -66,7 +66,6 @@ class IorS3(ObjectTargetTest):
             '(umask 077; printf \'%s\\n\' ' + ' '.join(f'"{x}"' for x in lines)
             + ' > "$iorkeys/s3.ior")',
         ]
-        self.executable = self.bench_path
         self.executable_opts = [
             '-w', '-r', '-C', '-g', '-i', str(self.repetitions), '-e', '-F', '-s', '1',
             '-b', self.block_size, '-t', self.transfer_size, '-o', 'ior',

@@ -329,6 +329,10 @@ class MdxBenchMixin(rfm.RegressionTestPlugin):
         self.skip_if(why is not None, why or '')
         if self.bench_binary:       # empty: the benchmark is the program the test builds
             self.bench_path = self.find_or_skip(self.bench_binary, self.bench_name)
+            # what a check runs is its benchmark, unless it says otherwise (a wrapper
+            # script, another interpreter: set in its own hook, which runs after this)
+            if getattr(self, 'executable', None) is None:
+                self.executable = self.bench_path
 
     @run_before('run', always_last=True)
     def stay_on_the_step_node(self):
