@@ -369,10 +369,14 @@ def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
             server.kill()     # our own server process, by its handle
             server.wait(timeout=30)
 
+    # A quota of 10% of a CPU: the sessions beside (nice 19, but in a cgroup of their own,
+    # and CFS shares the CPU between cgroups by weight, not by nice) can take half a core
+    # from a healthy node's job, so that a 20% quota left it only 2.5x slower (fc11,
+    # 2026-12-02); at 10% it is 5x slower even then, 10x on an idle machine.
     healthy = seconds('mdxnode1')
     net_healthy = gbits('mdxnode3')
     try:
-        assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode2', 'cpu', '20']).returncode == 0
+        assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode2', 'cpu', '10']).returncode == 0
         assert run(['bash', 'ci/cluster.sh', 'degrade', 'mdxnode3', 'net', '20mbit']).returncode == 0
         slow = seconds('mdxnode2')
         assert slow > 2.5 * healthy, (slow, healthy)
@@ -380,7 +384,9 @@ def test_a_node_degraded_reversibly_is_slower_on_the_faulted_resource(cluster):
     finally:
         for n in ('mdxnode2', 'mdxnode3'):
             assert run(['bash', 'ci/cluster.sh', 'restore', n]).returncode == 0
-    assert seconds('mdxnode2') < 2 * healthy
+    # restored: as fast as a healthy node measured beside it, under the same load
+    restored, beside = seconds('mdxnode2'), seconds('mdxnode1')
+    assert restored < 2 * max(healthy, beside), (restored, healthy, beside)
     assert gbits('mdxnode3') > 0.2
 
 
