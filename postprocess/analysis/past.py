@@ -275,7 +275,9 @@ def open_chunk(part, cut, columns, fresh=None):
     (:meth:`Past.load`).'''
     paths = sorted(part.glob('*' + chunkfiles.SUFFIX))
     names = {p.name for p in paths}
-    past = Past.load(part, cut, names, fresh)
+    # without a cut (files without time statistics) no past is kept: one made at a cut
+    # is not loaded, its files removed below
+    past = Past.load(part, cut, names, fresh) if cut is not None else None
     if past is not None:
         recent = chunkfiles.read_chunk([p for p in paths if p.name not in past.files], columns)
         if not recent.height or recent['time'].min() >= cut:

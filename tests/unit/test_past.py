@@ -407,3 +407,189 @@ def test_near_its_limit_the_bound_spares_exactly_the_series_its_rule_spares():
     all runs -- each decides some of them.'''
     by_hand = _spared_as_by_hand(_near_the_limit())
     assert 0.2 < by_hand.mean() < 0.8, by_hand.mean()
+
+
+# open_chunk: which runs are the past and which are recent, on each of its paths (made,
+# kept, extended by a month that ended), in the columns the scan asks for: with a cut, the
+# chunk's and the site's (every column a routed file has); without one, the chunk's only
+UTC = dt.timezone.utc
+OCT, NOV, DEC = (dt.datetime(2025, m, 1, tzinfo=UTC) for m in (10, 11, 12))
+ASKED = [*chunkfiles.CHUNK_SCHEMA, *chunkfiles.SITE]
+
+
+def _routed(part, name, times, sids=(1, 2)):
+    '''A routed file of ``part``: a run of each series ``sids`` at each of ``times``, every
+    column a kept chunk's file has (the chunk's and the site's).'''
+    rows = [(s, t) for t in times for s in sids]
+    df = pl.DataFrame({'_sid': [s for s, _ in rows], 'time': [t for _, t in rows],
+                       'value': [10.0 + i for i in range(len(rows))],
+                       '_loc': list(range(len(rows)))}, schema=chunkfiles.CHUNK_SCHEMA)
+    df = df.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in chunkfiles.SITE.items()])
+    part.mkdir(exist_ok=True)
+    df.write_ipc(part / name)
+    return part / name
+
+
+def _days(month, n, hour=3):
+    return [month.replace(day=d, hour=hour) for d in range(1, n + 1)]
+
+
+@pytest.fixture
+def no_making(monkeypatch):
+    '''Past.make fails the test where called: the past must be kept or extended.'''
+    def forbid():
+        monkeypatch.setattr(past.Past, 'make',
+                            classmethod(lambda *a: pytest.fail('the past was made again')))
+    return forbid
+
+
+def test_a_chunk_opened_makes_its_past_of_the_files_that_end_before_the_cut(tmp_path):
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    kept, recent = past.open_chunk(part, NOV, ASKED)
+    assert set(kept.files) == {'1-0.arrow'} and len(kept.values) == 40
+    assert recent.columns == ASKED and recent.height == 10
+    assert recent['time'].min() >= NOV
+
+
+def test_without_a_cut_every_run_is_recent_in_the_chunks_columns(tmp_path):
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    kept, recent = past.open_chunk(part, None, list(chunkfiles.CHUNK_SCHEMA))
+    assert kept.files == {} and len(kept.values) == 0
+    assert recent.columns == list(chunkfiles.CHUNK_SCHEMA) and recent.height == 50
+    assert not (part / past.META).exists()
+    # a past kept at a cut, then a night without one (a file without time statistics):
+    # no past, every run recent, the kept one removed
+    past.open_chunk(part, NOV, ASKED)
+    assert (part / past.META).exists()
+    kept, recent = past.open_chunk(part, None, list(chunkfiles.CHUNK_SCHEMA), fresh=set())
+    assert kept.files == {} and recent.height == 50
+    assert not (part / past.META).exists()
+
+
+def test_a_run_at_the_cut_itself_is_recent(tmp_path, no_making):
+    '''The cut is the first instant of the newest run's month: a run at that instant is
+    the month's, so a file whose last run is there is recent, made or extended.'''
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', [NOV])
+    kept, recent = past.open_chunk(part, NOV, ASKED)
+    assert set(kept.files) == {'1-0.arrow'}
+    assert recent.height == 2 and recent['time'].to_list() == [NOV, NOV]
+    # a month later: November's file ended before December, the one at the cut is recent
+    _routed(part, '3-0.arrow', [DEC])
+    no_making()
+    kept, recent = past.open_chunk(part, DEC, ASKED, fresh=set())
+    assert set(kept.files) == {'1-0.arrow', '2-0.arrow'}
+    assert recent.columns == ASKED and recent['time'].to_list() == [DEC, DEC]
+
+
+def test_a_kept_past_is_read_with_its_recent_runs_only(tmp_path, no_making):
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    past.open_chunk(part, NOV, ASKED)
+    no_making()
+    kept, recent = past.open_chunk(part, NOV, ASKED, fresh=set())
+    assert set(kept.files) == {'1-0.arrow'} and len(kept.values) == 40
+    assert recent.columns == ASKED and recent.height == 10
+
+
+def test_a_kept_past_without_recent_runs_gives_an_empty_table_of_the_columns(
+        tmp_path, no_making):
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    kept, recent = past.open_chunk(part, NOV, ASKED)
+    assert set(kept.files) == {'1-0.arrow'}
+    assert recent.columns == ASKED and recent.height == 0      # made: nothing recent
+    no_making()
+    kept, recent = past.open_chunk(part, NOV, ASKED, fresh=set())
+    assert set(kept.files) == {'1-0.arrow'}
+    assert recent.columns == ASKED and recent.height == 0      # kept: nothing recent
+    # a month later, nothing after December's cut: the past extended by November (none
+    # here), still nothing recent
+    kept, recent = past.open_chunk(part, DEC, ASKED, fresh=set())
+    assert set(kept.files) == {'1-0.arrow'} and kept.cut == DEC
+    assert recent.columns == ASKED and recent.height == 0
+
+
+def test_a_month_that_ends_moves_its_files_into_the_past(tmp_path, no_making):
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    past.open_chunk(part, NOV, ASKED)
+    _routed(part, '3-0.arrow', _days(DEC, 2))
+    no_making()
+    kept, recent = past.open_chunk(part, DEC, ASKED, fresh=set())
+    assert set(kept.files) == {'1-0.arrow', '2-0.arrow'} and len(kept.values) == 50
+    assert recent.columns == ASKED and recent.height == 4
+
+
+def test_the_scan_is_trusted_on_which_files_it_routed_again(tmp_path, no_making):
+    '''Told which files are there and which it routed again, open_chunk looks at no file:
+    a file touched but not routed again keeps the past (its stamp is not compared), and
+    one routed again unchanged in size and time is not trusted.'''
+    import os
+
+    part = tmp_path / 'part'
+    old = _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    names = {'1-0.arrow', '2-0.arrow'}
+    past.open_chunk(part, NOV, ASKED)
+    st = old.stat()
+    os.utime(old, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))    # touched only
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(past.Past, 'make',
+                  classmethod(lambda *a: pytest.fail('the past was made again')))
+        kept, _ = past.open_chunk(part, NOV, ASKED, fresh=set())
+        assert set(kept.files) == {'1-0.arrow'}
+        # a month later, the past at November's cut extended: the same trust
+        _routed(part, '3-0.arrow', _days(DEC, 2))
+        kept, _ = past.open_chunk(part, DEC, ASKED, fresh=set())
+        assert set(kept.files) == names
+    # routed again (its source id '1'), the same size and time: made again without it
+    os.utime(old, ns=(st.st_atime_ns, st.st_mtime_ns))
+    made = []
+    real = past.Past.make.__func__
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(past.Past, 'make', classmethod(
+            lambda cls, *a: made.append(sorted(f.name for f in a[2])) or real(cls, *a)))
+        kept, recent = past.open_chunk(part, DEC, ASKED, fresh={'1'})
+    assert made == [['1-0.arrow', '2-0.arrow']], made
+    assert set(kept.files) == names and recent.height == 4
+
+
+def test_files_on_both_sides_of_a_new_cut_make_the_past_again(tmp_path):
+    '''A month ended, but a file holds runs on both sides of the new cut (it would
+    interleave with the past): no past is kept, every run is recent.'''
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    past.open_chunk(part, NOV, ASKED)
+    _routed(part, '3-0.arrow', _days(NOV, 28)[20:] + _days(DEC, 3))
+    kept, recent = past.open_chunk(part, DEC, ASKED, fresh=set())
+    assert kept.files == {} and len(kept.values) == 0
+    assert recent.height == 40 + 10 + 22
+
+
+def test_a_late_file_of_runs_before_the_old_cut_makes_the_past_again(tmp_path):
+    '''A month ended, and a file routed since holds runs before the past's own cut (a
+    late record of September): the past is made again of every file that ended, not
+    extended by one that would interleave with it.'''
+    part = tmp_path / 'part'
+    _routed(part, '1-0.arrow', _days(OCT, 20))
+    _routed(part, '2-0.arrow', _days(NOV, 5))
+    past.open_chunk(part, NOV, ASKED)
+    _routed(part, '3-0.arrow', [dt.datetime(2025, 9, 30, 5, tzinfo=UTC)])
+    _routed(part, '4-0.arrow', _days(DEC, 2))
+    made = []
+    real = past.Past.make.__func__
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(past.Past, 'make', classmethod(
+            lambda cls, *a: made.append(sorted(f.name for f in a[2])) or real(cls, *a)))
+        kept, recent = past.open_chunk(part, DEC, ASKED, fresh=set())
+    assert made == [['1-0.arrow', '2-0.arrow', '3-0.arrow']], made
+    assert len(kept.values) == 40 + 10 + 2 and recent.height == 4
