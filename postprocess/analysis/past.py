@@ -109,8 +109,8 @@ def figures(values, starts, ns, min_size=changes.MIN_SIZE):
     ssd = np.add.reduceat(d2, starts)
     bits = np.add.reduceat(values.view(np.uint64), starts, dtype=np.uint64)
     p = ns.astype(float)
-    with np.errstate(invalid='ignore', divide='ignore'):
-        unit = np.sqrt(ssd / np.maximum(ns - 1, 1) / 2) / np.sqrt(p)
+    # (a series has a run at least: nothing here divides by zero)
+    unit = np.sqrt(ssd / np.maximum(ns - 1, 1) / 2) / np.sqrt(p)
     cs = np.cumsum(values - (total / p)[seg])
     c0 = cs - np.concatenate([[0.0], cs])[starts][seg]
     t = (np.arange(len(values)) - starts[seg] + 1).astype(float)

@@ -16,6 +16,10 @@ from mdxbench.post.analysis import changes, chunked, chunkfiles, incremental, pa
 from mdxbench.post.analysis.scancopy import ScanCopy
 from mdxbench.post.bench import changes as bench_changes
 
+#: the screen and the past's figures divide by runs and noise that may be zero on purpose
+#: (a series of one run, a flat one): they say nothing of it on the cycle's error output
+pytestmark = pytest.mark.filterwarnings('error::RuntimeWarning')
+
 
 def _series(rng, k):
     '''k generated series (past, recent): noise of several sizes, levels, drifts and steps
