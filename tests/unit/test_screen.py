@@ -102,6 +102,23 @@ def test_the_scan_finds_what_detect_finds_on_every_series(layout, batch, monkeyp
     assert got == want and len(want) > 50
 
 
+@pytest.mark.parametrize('kw', [{'min_size': 3}, {'min_size': 3, 'penalty': 2.0}],
+                         ids=['min_size 3', 'min_size 3, penalty 2'])
+def test_the_screen_spares_with_the_detections_own_tuning(kw):
+    '''A tuning other than the default reaches the screen too: with segments of three runs
+    allowed, a step in a series' last three or four runs is a change point, and the
+    screen must not spare that series as if five were the least.'''
+    rng = np.random.default_rng(21)
+    series = [rng.normal(100, 1, 60) for _ in range(40)]
+    for k, x in enumerate(series[:20]):
+        x[-(3 + k % 2):] += 6           # a step in the last 3 or 4 runs
+    values, starts, ns = _laid_out(series)
+    got = [(k, cp) for k, _, _, cp in changes.detect_each(values, starts, ns, kw)]
+    want = [(k, cp) for k, x in enumerate(series) for cp in changes.detect(x, **kw)]
+    assert got == want
+    assert sum(cp['index'] >= 56 for _, cp in want) >= 10     # the late steps found
+
+
 def test_a_long_series_skips_only_the_windows_where_pelt_finds_nothing(monkeypatch):
     '''A series longer than a window is segmented window by window (changes.segment); the
     windows proven quiet, in the series' noise units, are skipped. The candidates are those
