@@ -112,7 +112,8 @@ def segment(z, pen, min_size=MIN_SIZE, window=WINDOW):
     import ruptures as rpt
 
     def pelt(part):
-        return rpt.KernelCPD(kernel='linear', min_size=min_size, jump=1).fit(part) \
+        # (ruptures' KernelCPD considers every run: its ``jump`` is set to 1 whatever given)
+        return rpt.KernelCPD(kernel='linear', min_size=min_size).fit(part) \
             .predict(pen=pen)[:-1]
 
     n = len(z)
