@@ -241,6 +241,21 @@ def test_two_steps_the_least_segment_apart_across_a_border_are_both_found(at):
     assert _windowed(z) == [at, at + 3]
 
 
+def test_windows_keep_every_segment_at_least_the_least_segment_long():
+    '''PELT's segments are at least ``min_size`` runs long; the windows, each judging its
+    own runs, must keep that across their borders too: on 1,000 generated 130-run series
+    with one to three weak steps (1.5 to 5 noise units, where two windows either side of a
+    border can place one change a run apart), no two change points are closer than the
+    least segment, and none is closer to either end.'''
+    rng = np.random.default_rng(17)
+    for _ in range(1000):
+        z = rng.standard_normal(130)
+        for _ in range(int(rng.integers(1, 4))):
+            z[int(rng.integers(3, 127)):] += rng.uniform(1.5, 5) * rng.choice([-1, 1])
+        got = _windowed(z)
+        assert all(b - a >= 3 for a, b in zip([0, *got], [*got, 130])), got
+
+
 def test_a_series_of_one_window_is_segmented_whole_and_one_run_longer_in_windows():
     '''A series as long as the window is one PELT, one run longer it is cut in windows:
     a step 3 runs before the end (the least segment) is found either way, in the longer
