@@ -429,3 +429,26 @@ def test_a_step_nearer_the_start_than_the_least_segment_is_found_where_the_size_
     df = records.frame(rows(x))
     assert changes.scan(df)[1] == []
     assert [c['index'] for c in changes.scan(df, min_size=3)[1]] == [3]
+
+
+def test_the_noise_of_a_single_run_is_none_at_all():
+    '''No successive difference, no noise: 0, not NaN (a series of one run is drawn and
+    screened like any other).'''
+    import math
+
+    assert changes.noise([7.5]) == 0.0 and changes.noise([]) == 0.0
+    assert math.isclose(changes.noise([1.0, 3.0]), math.sqrt(2.0))
+
+
+def test_a_change_from_a_median_of_zero_has_an_unbounded_effect_and_no_relative_noise():
+    '''A counter that was 0 and is now 5 (a median of 0 before: no relative effect can be
+    computed, it is unbounded); a series whose median is 0 (-1 then +1) has no noise
+    relative to its level: both reported so, not a division by zero.'''
+    import math
+
+    x = [0.0] * 20 + [5.0 + 0.01 * k for k in range(20)]
+    (cp,) = changes.refine(x, [20])
+    assert (cp['index'], cp['before'], cp['effect']) == (20, 0.0, math.inf)
+    x = [-1.0 - 0.01 * k for k in range(20)] + [1.0 + 0.01 * k for k in range(20)]
+    (cp,) = changes.refine(x, [20], scale=(0.02, 0.0))
+    assert cp['noise'] is None and cp['effect'] == pytest.approx((1.095 + 1.095) / 1.095)
