@@ -344,7 +344,8 @@ def quiet(series, recent, r_start, r_n, kappa, penalty, min_size=changes.MIN_SIZ
         # the noise of all runs: the past's squared differences, then those from its last run
         d2 = np.zeros(len(e))
         d2[1:] = np.diff(e) ** 2
-        d2[es] = 0.0
+        # (the tail's own, in ssd already, and the one across two series: a series of
+        # the past has a run at least, so its first is in its tail)
         d2[(np.arange(len(e)) - es[seg]) < a[seg]] = 0.0
         noise2 = (ssd + np.add.reduceat(d2, es)) / np.maximum(n - 1, 1) / 2
         r = (mean - total / p) / unit

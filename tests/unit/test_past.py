@@ -382,7 +382,7 @@ def _spared_as_by_hand(parts):
     return by_hand
 
 
-def _near_the_limit():
+def _near_the_limit(unit=1.0):
     '''Series made to fall on both sides of the bound's limit: pasts too short for a cut to
     bound (20, 40 runs), of TAIL + MIN_SIZE runs (one cut to bound), one more, and 200; a
     step in the past at the first bounded cut, at the last, 20 runs deeper, or just inside
@@ -400,16 +400,20 @@ def _near_the_limit():
                         x = 100 + rng.standard_normal(p + q)
                         x[at:] += step
                         x[p:] += shift
+                        x *= unit
                         parts.append((x[:p], x[p:]))
     return parts
 
 
-def test_near_its_limit_the_bound_spares_exactly_the_series_its_rule_spares():
+@pytest.mark.parametrize('unit', [1.0, 1e-3], ids=['level 100', 'level 0.1'])
+def test_near_its_limit_the_bound_spares_exactly_the_series_its_rule_spares(unit):
     '''As above, on 18,480 series made to lie near the limit (_near_the_limit): the grid
     cell the recent runs' shift falls in (and which of its ends bounds), the cut the bound
     starts at, the pasts just deep enough to have one and those too short, the noise of
-    all runs -- each decides some of them.'''
-    by_hand = _spared_as_by_hand(_near_the_limit())
+    all runs -- each decides some of them; and the same series in units a thousand times
+    smaller (a figure in TB/s, a latency in s: its noise far below 1, where adding a
+    constant to a sum of squares is no longer lost in it).'''
+    by_hand = _spared_as_by_hand(_near_the_limit(unit))
     assert 0.2 < by_hand.mean() < 0.8, by_hand.mean()
 
 
