@@ -102,21 +102,25 @@ def test_the_scan_finds_what_detect_finds_on_every_series(layout, batch, monkeyp
     assert got == want and len(want) > 50
 
 
-@pytest.mark.parametrize('kw', [{'min_size': 3}, {'min_size': 3, 'penalty': 2.0}],
-                         ids=['min_size 3', 'min_size 3, penalty 2'])
+@pytest.mark.parametrize('kw', [{'min_size': 3}, {'min_size': 3, 'penalty': 4.0}],
+                         ids=['min_size 3', 'min_size 3, penalty 4'])
 def test_the_screen_spares_with_the_detections_own_tuning(kw):
     '''A tuning other than the default reaches the screen too: with segments of three runs
-    allowed, a step in a series' last three or four runs is a change point, and the
-    screen must not spare that series as if five were the least.'''
-    rng = np.random.default_rng(21)
-    series = [rng.normal(100, 1, 60) for _ in range(40)]
-    for k, x in enumerate(series[:20]):
-        x[-(3 + k % 2):] += 6           # a step in the last 3 or 4 runs
+    allowed, a step of 2.5 to 5 noise units in a 60-run series' last three runs is a
+    change point, where the best split five runs from the end (the default least
+    segment) saves too little -- the screen must not spare such a series as if five
+    were the least.'''
+    rng = np.random.default_rng(3)
+    series = []
+    for _ in range(400):
+        x = 10 + rng.standard_normal(60)
+        x[-3:] += rng.uniform(2.5, 5)
+        series.append(x)
     values, starts, ns = _laid_out(series)
     got = [(k, cp) for k, _, _, cp in changes.detect_each(values, starts, ns, kw)]
     want = [(k, cp) for k, x in enumerate(series) for cp in changes.detect(x, **kw)]
     assert got == want
-    assert sum(cp['index'] >= 56 for _, cp in want) >= 10     # the late steps found
+    assert sum(cp['index'] == 57 for _, cp in want) >= 20     # the late steps found
 
 
 def test_a_long_series_skips_only_the_windows_where_pelt_finds_nothing(monkeypatch):
