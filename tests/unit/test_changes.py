@@ -452,3 +452,28 @@ def test_a_change_from_a_median_of_zero_has_an_unbounded_effect_and_no_relative_
     x = [-1.0 - 0.01 * k for k in range(20)] + [1.0 + 0.01 * k for k in range(20)]
     (cp,) = changes.refine(x, [20], scale=(0.02, 0.0))
     assert cp['noise'] is None and cp['effect'] == pytest.approx((1.095 + 1.095) / 1.095)
+
+
+@pytest.mark.parametrize('n', [41, 130, 6000])
+def test_a_long_series_is_cut_in_windows_overlapping_by_half_and_no_more(n, monkeypatch):
+    '''The windows' cost bound: a series of n runs longer than a window of w is cut in
+    ceil((n - w) / (w / 2)) + 1 windows of w runs (the last one shorter, ending at the
+    series' end), each starting half a window after the one before -- near-linear work,
+    not one PELT per run.'''
+    import math
+
+    from mdxbench.post.analysis import screen
+
+    seen = []
+
+    def record(values, starts, ns, *a, **kw):
+        seen.append((list(starts), list(ns)))
+        return np.zeros(len(starts), dtype=bool)
+    monkeypatch.setattr(screen, 'quiet', record)
+    z = np.random.default_rng(3).standard_normal(n)
+    _windowed(z)
+    (starts, ns), = seen
+    w = 40
+    assert len(starts) == math.ceil((n - w) / (w // 2)) + 1
+    assert starts == [k * (w // 2) for k in range(len(starts))]
+    assert starts[-1] + ns[-1] == n and all(m == w for m in ns[:-1])
