@@ -442,13 +442,25 @@ def _days(month, n, hour=3):
     return [month.replace(day=d, hour=hour) for d in range(1, n + 1)]
 
 
+def _forbid_making(m):
+    '''Past.make fails the test where called (patched on ``m``): the past must be kept or
+    extended.'''
+    m.setattr(past.Past, 'make', classmethod(lambda *a: pytest.fail('the past was made again')))
+
+
+def _record_making(m):
+    '''Past.make as it is, the names of the files of each call recorded (patched on
+    ``m``); returns the record.'''
+    made, real = [], past.Past.make.__func__
+    m.setattr(past.Past, 'make', classmethod(
+        lambda cls, *a: made.append(sorted(f.name for f in a[2])) or real(cls, *a)))
+    return made
+
+
 @pytest.fixture
 def no_making(monkeypatch):
-    '''Past.make fails the test where called: the past must be kept or extended.'''
-    def forbid():
-        monkeypatch.setattr(past.Past, 'make',
-                            classmethod(lambda *a: pytest.fail('the past was made again')))
-    return forbid
+    '''Past.make fails the test where called, from the call of the fixture's value on.'''
+    return lambda: _forbid_making(monkeypatch)
 
 
 def test_a_chunk_opened_makes_its_past_of_the_files_that_end_before_the_cut(tmp_path):
@@ -550,8 +562,7 @@ def test_the_scan_is_trusted_on_which_files_it_routed_again(tmp_path, no_making)
     st = old.stat()
     os.utime(old, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))    # touched only
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(past.Past, 'make',
-                  classmethod(lambda *a: pytest.fail('the past was made again')))
+        _forbid_making(m)
         kept, _ = past.open_chunk(part, NOV, ASKED, fresh=set())
         assert set(kept.files) == {'1-0.arrow'}
         # a month later, the past at November's cut extended: the same trust
@@ -560,11 +571,8 @@ def test_the_scan_is_trusted_on_which_files_it_routed_again(tmp_path, no_making)
         assert set(kept.files) == names
     # routed again (its source id '1'), the same size and time: made again without it
     os.utime(old, ns=(st.st_atime_ns, st.st_mtime_ns))
-    made = []
-    real = past.Past.make.__func__
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(past.Past, 'make', classmethod(
-            lambda cls, *a: made.append(sorted(f.name for f in a[2])) or real(cls, *a)))
+        made = _record_making(m)
         kept, recent = past.open_chunk(part, DEC, ASKED, fresh={'1'})
     assert made == [['1-0.arrow', '2-0.arrow']], made
     assert set(kept.files) == names and recent.height == 4
@@ -593,11 +601,8 @@ def test_a_late_file_of_runs_before_the_old_cut_makes_the_past_again(tmp_path):
     past.open_chunk(part, NOV, ASKED)
     _routed(part, '3-0.arrow', [dt.datetime(2025, 9, 30, 5, tzinfo=UTC)])
     _routed(part, '4-0.arrow', _days(DEC, 2))
-    made = []
-    real = past.Past.make.__func__
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(past.Past, 'make', classmethod(
-            lambda cls, *a: made.append(sorted(f.name for f in a[2])) or real(cls, *a)))
+        made = _record_making(m)
         kept, recent = past.open_chunk(part, DEC, ASKED, fresh=set())
     assert made == [['1-0.arrow', '2-0.arrow', '3-0.arrow']], made
     assert len(kept.values) == 40 + 10 + 2 and recent.height == 4
