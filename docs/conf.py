@@ -14,16 +14,23 @@ myst_heading_anchors = 3
 
 
 def _generate():
-    '''The tables the code owns, written where the pages include them: the settings
-    (``mdxbench.settings``) and the exit codes (``mdxbench.post.exits``).'''
+    '''The tables the code and data own, written where the pages include them: the settings
+    (``mdxbench.settings``), the exit codes (``mdxbench.post.exits``) and the mutation
+    run's survivors argued equivalent (``tests/mutation/equivalent.yaml``).'''
     import pathlib
+    import sys
 
     from mdxbench import settings
     from mdxbench.post import exits
 
-    out = pathlib.Path(__file__).with_name('_generated')
+    here = pathlib.Path(__file__).resolve().parent
+    sys.path.insert(0, str(here.parent / 'tests' / 'mutation'))
+    import equivalent
+
+    out = here / '_generated'
     out.mkdir(exist_ok=True)
-    for name, text in (('settings.md', settings.table()), ('exit-codes.md', exits.table())):
+    for name, text in (('settings.md', settings.table()), ('exit-codes.md', exits.table()),
+                       ('mutation-equivalent.md', equivalent.markdown(equivalent.load()))):
         f = out / name
         if not f.exists() or f.read_text() != text:
             f.write_text(text)

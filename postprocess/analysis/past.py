@@ -207,8 +207,8 @@ class Past:
         values = d['value'].to_numpy()
         series = pl.DataFrame({'_sid': sids[starts], 'start': starts.astype(np.int64),
                                **figures(values, starts, ns)}, schema_overrides=FRAME)
-        series = series.join(chunkfiles.summarize(d, cut).drop('cut'), on='_sid',
-                             maintain_order='left')
+        # (by series number, as the scan searches it: sorted, whatever order a join keeps)
+        series = series.join(chunkfiles.summarize(d, cut).drop('cut'), on='_sid').sort('_sid')
         return cls._keep(part, series, values, d['_loc'].to_numpy(),
                          {f.name: _stamp(f) for f in files}, cut)
 
@@ -233,7 +233,7 @@ class Past:
         # the summary of all the runs: the old past's and the new ones' (all before the cut)
         new = chunkfiles.summarize(d, cut).drop('cut')
         summary = merged(self.series.select(new.columns), new)
-        series = series.join(summary, on='_sid', maintain_order='left')
+        series = series.join(summary, on='_sid').sort('_sid')
         kept = dict(self.files, **{f.name: _stamp(f) for f in files})
         for name in (META, RUNS, SERIES):
             (part / name).unlink(missing_ok=True)

@@ -31,6 +31,8 @@ import sys
 
 import yaml
 
+import equivalent
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GROUPS = ROOT / 'tests' / 'mutation' / 'modules.yaml'
 WORK = ROOT / '.mdxbench' / 'mutation'
@@ -150,30 +152,48 @@ def module_of(mutant):
 
 
 def counts(st):
-    '''(caught -- killed or timed out --, mutants checked) of one module's {status: names}.'''
-    total = sum(len(v) for k, v in st.items() if k != 'not checked')
+    '''(caught -- killed or timed out --, mutants checked and not argued equivalent) of one
+    module's {status: names} (``argued``: survivors argued equivalent in equivalent.yaml).'''
+    total = sum(len(v) for k, v in st.items() if k not in ('not checked', 'argued'))
     return len(st.get('killed', [])) + len(st.get('timeout', [])), total
 
 
-def report(name, where, found, out):
-    by_module = {}
+def report(name, where, found, out, argued):
+    '''The report of one group's run: per module its figures (the score of the mutants not
+    argued equivalent), then each survivor's diff -- those not argued first, a stale argument
+    said.'''
+    by_module, diffs, stale = {}, {}, []
     for mutant, status in found.items():
+        if status in ('survived', 'no tests'):
+            diffs[mutant] = mutmut(where, 'show', mutant, check=False).stdout.strip()
+            said = argued.judge(mutant, diffs[mutant]) if status == 'survived' else None
+            if said == 'argued':
+                status = 'argued'
+            elif said == 'stale':
+                stale.append(mutant)
         by_module.setdefault(module_of(mutant), {}).setdefault(status, []).append(mutant)
     out.append(f'## {name}\n')
-    out.append('| module | mutants | killed | survived | no tests | timeout | not checked | score |')
-    out.append('|---|---|---|---|---|---|---|---|')
+    out.append('| module | mutants | killed | survived | argued equivalent | no tests | timeout '
+               '| not checked | score (of those not argued) |')
+    out.append('|---|---|---|---|---|---|---|---|---|')
     for module, st in sorted(by_module.items()):
         killed, total = counts(st)
-        out.append(f"| `{module}` | {total} | {len(st.get('killed', []))} | "
-                   f"{len(st.get('survived', []))} | {len(st.get('no tests', []))} | "
+        out.append(f"| `{module}` | {total + len(st.get('argued', []))} | "
+                   f"{len(st.get('killed', []))} | {len(st.get('survived', []))} | "
+                   f"{len(st.get('argued', []))} | {len(st.get('no tests', []))} | "
                    f"{len(st.get('timeout', []))} | {len(st.get('not checked', []))} | "
                    f"{killed / total if total else 0:.1%} |")
     out.append('')
-    for module, st in sorted(by_module.items()):
-        for mutant in sorted(st.get('survived', []) + st.get('no tests', [])):
-            diff = mutmut(where, 'show', mutant, check=False).stdout.strip()
-            out.append(f'### {mutant} ({"survived" if mutant in st.get("survived", []) else "no tests"})\n')
-            out.append('```diff\n' + diff + '\n```\n')
+    if stale:
+        out.append(f'Arguments of {argued.path.name} that name another change now (mutmut '
+                   f'numbers a changed function anew; counted as not argued): '
+                   + ', '.join(f'`{m}`' for m in sorted(stale)) + '\n')
+    for kind, title in (('survived', 'survived, not argued'), ('no tests', 'no tests'),
+                        ('argued', 'argued equivalent')):
+        for module, st in sorted(by_module.items()):
+            for mutant in sorted(st.get(kind, [])):
+                out.append(f'### {mutant} ({title})\n')
+                out.append('```diff\n' + diffs[mutant] + '\n```\n')
     return by_module
 
 
@@ -196,6 +216,7 @@ def main(argv=None):
     if unknown:
         p.error(f'no group {", ".join(unknown)} in {GROUPS} (there: {", ".join(groups)})')
     scores = {}
+    argued = equivalent.load()
     for name in args.group or groups:
         out = [f'# Mutation run (tests/mutation/run.py {name})\n']
         if args.report_only:
@@ -217,11 +238,12 @@ def main(argv=None):
             said = (f' (exit {res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}'
                     if res else ': no run there')
             raise SystemExit(f'mutmut in {where} left mutants unchecked{said}')
-        for module, st in report(name, where, found, out).items():
+        for module, st in report(name, where, found, out, argued).items():
             scores[module] = counts(st)
             total = scores[module][1]
             print(f'[mutation]   {module}: {scores[module][0]}/{total} killed '
-                  f'({scores[module][0] / max(total, 1):.1%}; '
+                  f'({scores[module][0] / max(total, 1):.1%} of those not argued '
+                  f'equivalent; {len(st.get("argued", []))} argued, '
                   f'{len(st.get("not checked", []))} not checked)', flush=True)
         (WORK / f'report-{name}.md').write_text('\n'.join(out) + '\n')
         print(f'[mutation] report: {WORK / f"report-{name}.md"}', flush=True)

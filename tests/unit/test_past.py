@@ -332,12 +332,12 @@ def test_each_pasts_figures_are_its_sums_noise_tail_and_bound_cut_by_cut():
                if n - past.TAIL >= changes.MIN_SIZE)
 
 
-def _spared_by_hand(x, q, kappa, penalty, min_size=changes.MIN_SIZE):
-    '''Whether the module spares a series of past x[:-q] and recent runs x[-q:], from the
-    whole series (the rule of its docstring, computed cut by cut): the exact gain at the
-    cuts among the past's last TAIL runs and the recent ones, the bound H at the two grid
-    shifts around the recent runs' shift of the mean (pasts with cuts deeper than the
-    tail), against the limit in the whole series' noise.'''
+def _screened_by_hand(x, q, min_size=changes.MIN_SIZE):
+    '''The figures quiet() decides a series of past x[:-q] and recent runs x[-q:] on, from
+    the whole series (the rule of its docstring, computed cut by cut): the exact gain at
+    the cuts among the past's last TAIL runs and the recent ones, the bound H at the two
+    grid shifts around the recent runs' shift of the mean ``r`` (pasts with cuts deeper
+    than the tail), the noise of all runs.'''
     n, p = len(x), len(x) - q
     mean = x.mean()
     t = np.arange(max(p - past.TAIL, 0) + 1, n + 1)
@@ -348,14 +348,23 @@ def _spared_by_hand(x, q, kappa, penalty, min_size=changes.MIN_SIZE):
     deep = p - past.TAIL >= min_size
     r = (mean - x[:p].mean()) / u if u > 0 else np.inf
     inside = u > 0 and abs(r) <= past.GRID[-1]
-    if deep and not inside:
-        return False
     j = min(max(int(np.searchsorted(past.GRID, r if inside else 0.0, side='right')) - 1, 0),
             len(past.GRID) - 2)
     bound = max(h[j], h[j + 1]) if deep else 0.0
-    worst = max(exact, bound) * (1 + past.MARGIN)
-    limit = kappa * penalty * np.log(max(n, 2)) * (1 - past.MARGIN)
-    return bool(noise2 > 0 and worst / noise2 < limit)
+    return {'exact': exact, 'bound': bound, 'noise2': noise2, 'r': r, 'inside': inside,
+            'deep': deep}
+
+
+def _spared_by_hand(x, q, kappa, penalty, min_size=changes.MIN_SIZE):
+    '''Whether the module spares a series of past x[:-q] and recent runs x[-q:]: its
+    largest split, exact or bounded, under the limit in the whole series' noise, rounding
+    (MARGIN) on the safe side.'''
+    f = _screened_by_hand(x, q, min_size)
+    if f['deep'] and not f['inside']:
+        return False
+    worst = max(f['exact'], f['bound']) * (1 + past.MARGIN)
+    limit = kappa * penalty * np.log(max(len(x), 2)) * (1 - past.MARGIN)
+    return bool(f['noise2'] > 0 and worst / f['noise2'] < limit)
 
 
 @pytest.mark.parametrize('seed', [0, 1])
@@ -415,6 +424,38 @@ def test_near_its_limit_the_bound_spares_exactly_the_series_its_rule_spares(unit
     constant to a sum of squares is no longer lost in it).'''
     by_hand = _spared_as_by_hand(_near_the_limit(unit))
     assert 0.2 < by_hand.mean() < 0.8, by_hand.mean()
+
+
+@pytest.mark.parametrize('step', [3.0, -3.0], ids=['step up', 'step down'])
+@pytest.mark.parametrize('cell', range(len(past.GRID) - 1))
+def test_a_deep_bound_is_its_grid_cells_and_a_limit_within_rounding_spares_nothing(cell, step):
+    '''A past of 200 runs with a step 100 runs deep (a cut only the bound H sees) and 20
+    recent runs shifting the mean into the middle of one cell of GRID: the bound, above
+    every exact gain, decides. With the limit 4e-6 above the series' largest split (by
+    hand: H at the cell's two ends) the series is spared; 1e-6 above -- within the
+    rounding MARGIN keeps on the safe side, both ways -- or 0.1% below, it is not. A
+    neighbouring cell's ends, or the first series' sums off by a constant, bound another
+    figure: one of the three answers changes.'''
+    rng = np.random.default_rng(40 + cell)
+    p, q = 200, 20
+    a = 100 + rng.standard_normal(p)
+    a[100:] += step
+    u = np.sqrt(np.sum(np.diff(a) ** 2) / (p - 1) / 2) / np.sqrt(p)
+    want = (past.GRID[cell] + past.GRID[cell + 1]) / 2
+    # the recent runs' mean moves the whole series' by q / n of its distance from the past's
+    b = a.mean() + want * u * (p + q) / q + 0.05 * (-1) ** np.arange(q)
+    x = np.concatenate([a, b])
+    f = _screened_by_hand(x, q)
+    assert f['deep'] and past.GRID[cell] < f['r'] < past.GRID[cell + 1], f['r']
+    assert f['bound'] > 1.01 * f['exact'], f          # the bound decides, not a recent cut
+    ratio = f['bound'] / f['noise2']
+    frame = _frame([(a, b)])
+    answers = []
+    for above in (4e-6, 1e-6, -1e-3):
+        kappa = ratio * (1 + above) / (6.0 * np.log(p + q))
+        answers.append(bool(past.quiet(frame, b, np.zeros(1, np.int64),
+                                       np.array([q], np.int64), kappa, 6.0)[0]))
+    assert answers == [True, False, False]
 
 
 # open_chunk: which runs are the past and which are recent, on each of its paths (made,

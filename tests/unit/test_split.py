@@ -198,6 +198,9 @@ def test_each_side_runs_with_the_variables_it_was_recorded_with():
         assert ' -S BabelStreamOmp.num_times=100 ' in r and 'num_times=20 ' not in r
     assert jobs.set_options('Ior %api=POSIX', {'fsync': True, 'api': 'POSIX'}) == [
         '-S', 'Ior.api=POSIX', '-S', 'Ior.fsync=true']
+    # a false flag as ReFrame spells it; a mapping's keys in one order whatever the record's
+    assert jobs.set_options('Ior %api=POSIX', {'fsync': False, 'hints': {'b': 1, 'a': [2]}}) == [
+        '-S', 'Ior.fsync=false', '-S', 'Ior.hints={"a": [2], "b": 1}']
 
 
 @pytest.mark.parametrize('seconds, rounds, limit', [
@@ -605,6 +608,32 @@ def test_each_nodes_job_is_written_submitted_and_waited_for(tmp_path, monkeypatc
                     'mdxbench split: mdxnode2: job 42 (3 rounds of 1 check(s), time limit '
                     '20:00)']
     assert waited == [(['41', '42'], 0.25)]
+
+
+def test_each_nodes_limit_is_sized_from_its_own_cases_and_a_rerun_reuses_the_directory(
+        tmp_path, monkeypatch):
+    '''No limit given: each node's job gets the limit its own cases' recorded job times
+    size (in minutes, said so), or Slurm's form of the default where a case recorded none;
+    a split run again into the same directory (split.run keeps it) writes its jobs again.'''
+    from mdxbench.post.fleet import slurm
+
+    monkeypatch.setattr(slurm, 'submit', lambda script: '7')
+    monkeypatch.setattr(slurm, 'wait', lambda ids, poll: None)
+    timed = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode2', 'a' * 32,
+                      'b' * 32, '/opt/old', '/opt/new', rounds=3, run_seconds=30.0)
+    untimed = jobs.Case('nodes', 'spack', 'StreamOmp %threads=one-thread', 'mdxnode1',
+                        'a' * 32, 'b' * 32, '/opt/old', '/opt/new', rounds=2)
+    out = tmp_path / 'split'
+    for _ in range(2):
+        said = []
+        jobs.submit('nscluster', {'mdxnode2': [timed], 'mdxnode1': [untimed]}, 'inc1', out,
+                    '/p', ['-p nodes'], None, poll=0.25, log=said.append)
+        # 2 x 3 x (30 s x 1.5 + 120 s) = 990 s: 17 minutes
+        assert said == ['mdxbench split: mdxnode1: job 7 (2 rounds of 1 check(s), time limit '
+                        '30:00)',
+                        'mdxbench split: mdxnode2: job 7 (3 rounds of 1 check(s), time limit '
+                        '17 min)']
+        assert '--time=17' in (out / 'jobs' / 'mdxnode2.sh').read_text()
 
 
 def test_a_case_carries_each_sides_recorded_variables_and_job_time():
