@@ -144,6 +144,19 @@ def _verdict(node, value, median, better='higher', check='HpccHpl', perf_var='gf
                               'deficit': worse / median}]}
 
 
+def test_a_nodes_figures_are_each_judged_whatever_comes_before():
+    '''A node's first figure has no direction (nothing to be worse on), its second is at
+    the nodes' median (no suspect of it); its third, 27% below the median, still makes it
+    a suspect.'''
+    found = [_verdict(n, v, 41) for n, v in {'a': 42, 'b': 44, 'c': 30, 'd': 41}.items()]
+    for v in found:
+        m = v['measurements'][0]
+        v['measurements'][:0] = [dict(m, perf_var='errors', better=None, deficit=None),
+                                 dict(m, perf_var='rmax', value=41, deficit=0.0)]
+    cases = suspects.find(found, 0.2, None, ['a', 'b', 'c', 'd'])
+    assert list(cases) == ['c'] and [c['perf_var'] for c in cases['c']] == ['gflops']
+
+
 def test_suspects_are_nodes_worse_by_the_minimum_effect_and_nodes_below_their_own_level():
     from mdxbench.post.store import records
 
