@@ -89,6 +89,16 @@ def test_each_refusal_word_for_word(upstream_output, alter, message):
     assert str(err.value) == message
 
 
+def test_a_run_whose_arrays_fail_streams_own_check_is_refused_with_its_words(upstream_output):
+    '''STREAM found an element of a[] wrong after its kernels (a fault injected in memory,
+    as a bad DIMM would): its rates are no measurement of a working node; the refusal quotes
+    STREAM's line.'''
+    with pytest.raises(ParseError) as err:
+        stream.parse(upstream_output('stream-5.10-spack-failed-validation.out'))
+    assert str(err.value) == ('STREAM results are wrong: Failed Validation on array a[], '
+                              'AvgRelAbsErr > epsilon (1.000000e-13)')
+
+
 def test_a_serial_build_counts_one_thread(upstream_output):
     '''STREAM without OpenMP prints no thread lines: one thread.'''
     r = stream.parse(_lines_without(upstream_output('stream-5.10-omp2.out'), 'Number of Threads'))
