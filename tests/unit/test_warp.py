@@ -294,3 +294,32 @@ def test_a_run_that_did_not_finish_says_what_warp_said(upstream_output, fixture_
         'N" blocks): warp did not finish (it said: warp: <ERROR> Error preparing server. '
         'Get "http://127.0.0.1:9/warp-benchmark-bucket/?location=": dial tcp 127.0.0.1:9: '
         'connect: connection refused.)')
+
+
+def test_the_version_warp_printed_before_its_report_is_kept(fixture_text):
+    '''The check runs `warp --version` before warp itself: "warp version 1.0.0 - (dev)"
+    (warp 1.0.0 built by ci/install.sh, captured with its JSON report).'''
+    r = warp.parse(fixture_text('warp/warp-1.0.0-version-put-3s-json.out'))
+    assert (r['version'], r['format']) == ('1.0.0', 'json')
+    assert r['reports']['PUT']['concurrency'] == 4
+
+
+def test_two_measured_operations_of_a_text_report_keep_their_own_seconds(fixture_text):
+    '''A GET of 3,000 small objects: its preparation PUT had samples enough to be reported
+    (5 seconds) before the GET (2 seconds), each block's fastest, median and slowest second
+    its own -- the PUT's slowest in KiB/s, as warp printed it.'''
+    r = warp.parse(fixture_text('warp/warp-1.0.0-get-3000-small-text.out'))['reports']
+    put, get = r['PUT'], r['GET']
+    assert (put['op'], put['skipped'], put['segments'], get['segments']) == ('PUT', False, 5, 2)
+    assert (put['mibs'], get['mibs'], get['obj_s']) == (2.01, 6.02, 1540.55)
+    assert (put['fastest_mibs'], put['median_mibs']) == (2.3, 2.1)
+    assert put['slowest_mibs'] == pytest.approx(1562.4 / 1024) and put['slowest_obj_s'] == 390.61
+    assert (get['fastest_mibs'], get['median_mibs'], get['slowest_mibs']) == (6.1, 6.1, 6.0)
+
+
+def test_a_report_of_random_sizes_has_no_single_size_percentiles(fixture_text):
+    '''warp put --obj.randsize reports its requests by size ("multi_sized_requests"), not
+    one size's percentiles: read without them.'''
+    put = warp.parse(fixture_text('warp/warp-1.0.0-put-randsize-json.out'))['reports']['PUT']
+    assert put['skipped'] is False and put['errors'] == 0
+    assert 'reqs_ms' not in put and 'ttfb_ms' not in put
