@@ -323,3 +323,30 @@ def test_a_report_of_random_sizes_has_no_single_size_percentiles(fixture_text):
     put = warp.parse(fixture_text('warp/warp-1.0.0-put-randsize-json.out'))['reports']['PUT']
     assert put['skipped'] is False and put['errors'] == 0
     assert 'reqs_ms' not in put and 'ttfb_ms' not in put
+
+
+def _no_first_errors(doc):
+    doc['operations'][1]['errors'] = 2
+    doc['operations'][1].pop('first_errors', None)
+
+
+@pytest.mark.parametrize('make, op, message', [
+    (lambda up, fx: '  \n', 'get', 'warp output is empty'),
+    (lambda up, fx: (lambda t: t[:t.index(' * 50% Median')])(up('warp-1.0.8-get.out')), 'get',
+     'warp report GET: no median, slowest second in its throughput split (cut-off report?)'),
+    (lambda up, fx: (lambda t: t[:t.rindex('Throughput, split')])(up('warp-1.0.8-get.out')),
+     'get', 'warp report GET: no "Throughput, split into N x 1s:" section (cut-off report?)'),
+    (lambda up, fx: up('warp-1.0.8-get.out') + up('warp-1.0.8-get.out'), 'get',
+     'warp output has two "Operation: PUT" blocks'),
+    (lambda up, fx: fx('iperf3/iperf3-3.12-loopback-Z-P4.json'), 'get',
+     'warp JSON report has no "operations" list'),
+    (lambda up, fx: up('warp-1.0.8-get.out'), 'delete',
+     'warp reported no DELETE operation (it reported: GET, PUT)'),
+    (lambda up, fx: _json_altered(up, _no_first_errors), 'get', 'warp GET: 2 requests failed'),
+], ids=['empty', 'seconds', 'split', 'two-blocks', 'not-warp', 'not-reported', 'failed'])
+def test_each_refusal_word_for_word(upstream_output, fixture_text, make, op, message):
+    '''Real outputs cut, doubled or altered once each (and another tool's), refused with
+    what was expected, word for word.'''
+    with pytest.raises(ParseError) as err:
+        warp.select(warp.parse(make(upstream_output, fixture_text)), op)
+    assert str(err.value) == message
