@@ -425,6 +425,53 @@ def test_a_gpu_missing_from_a_reading_is_named(fixture_text):
     assert wrong == ['GPU 7 (00000000:00:0D.0): not in the reading after the load']
 
 
+def test_the_time_held_is_what_the_counter_grew_by_and_a_counter_one_reading_lacks_is_not_judged(
+        fixture_text):
+    '''The counters count from the driver's start: 5 s of thermal slowdown before the load
+    and 17.5 s after it is 12.5 s under the load. A counter the first reading lacks (an
+    older driver's, "N/A") is not compared, even where a limit names it.'''
+    real = fixture_text(GPU + 'nvidia-smi-q-h200.xml')
+    before = _held(real, 'hw_thermal_slowdown', 5000000)
+    tag = nvsmi.EVENT_COUNTERS['sw_power_cap']
+    before = before.replace(f'<{tag}>0 us</{tag}>', f'<{tag}>N/A</{tag}>')
+    after = _held(_held(real, 'hw_thermal_slowdown', 17500000), 'sw_power_cap', 3000000)
+    held, wrong = nvsmi.throttled(nvsmi.parse_xml(before), nvsmi.parse_xml(after),
+                                  {'hw_thermal_slowdown': 12, 'sw_power_cap': 0})
+    assert held['00000000:00:06.0']['hw_thermal_slowdown'] == 12.5
+    assert 'sw_power_cap' not in held['00000000:00:06.0']
+    assert wrong == ['GPU 0 (00000000:00:06.0): hw_thermal_slowdown for 12.5 s under the '
+                     'load, at most 12 s allowed']
+
+
+def test_a_gpu_new_after_the_load_is_named_and_the_others_still_judged(fixture_text):
+    '''GPU 0 is not in the reading before the load (it fell off the bus and came back);
+    GPU 3's 2 s of power brake is still found.'''
+    xml = fixture_text(GPU + 'nvidia-smi-q-8gpu.xml')
+    eight = nvsmi.parse_xml(xml)
+    later = nvsmi.parse_xml(xml)
+    later[3]['event_us'] = dict(later[3]['event_us'], hw_power_brake_slowdown=2000000)
+    _, wrong = nvsmi.throttled(eight[1:], later, {'hw_power_brake_slowdown': 0})
+    assert wrong == ['GPU 0 (00000000:00:06.0): not in the reading before the load',
+                     'GPU 3 (00000000:00:09.0): hw_power_brake_slowdown for 2.0 s under the '
+                     'load, at most 0 s allowed']
+
+
+def test_unknown_throttle_reasons_and_a_counter_that_is_no_count_are_refused_naming_them(
+        fixture_text):
+    real = fixture_text(GPU + 'nvidia-smi-q-h200.xml')
+    gpus = nvsmi.parse_xml(real)
+    with pytest.raises(ParseError) as err:
+        nvsmi.throttled(gpus, gpus, {'too_hot': 0, 'hot': 1})
+    assert str(err.value) == ('throttle limits: unknown reason(s) hot, too_hot; known: '
+                              'sw_power_cap, sync_boost, sw_thermal_slowdown, '
+                              'hw_thermal_slowdown, hw_power_brake_slowdown')
+    tag = nvsmi.EVENT_COUNTERS['sync_boost']
+    with pytest.raises(ParseError) as err:
+        nvsmi.parse_xml(real.replace(f'<{tag}>0 us</{tag}>', f'<{tag}>lots</{tag}>'))
+    assert str(err.value) == (f"nvidia-smi -q -x, GPU 0 (00000000:00:06.0): <{tag}> = "
+                              "'lots': expected a count")
+
+
 # --- acceptance: the burn-in's per-GPU figures, judged against the node's other GPUs -------
 def _burn_records(fixture_text, gpu, name, factor):
     '''The burn of 8 GPUs as GpuBurn records it (its per_gpu_table: unit and direction),
