@@ -283,6 +283,15 @@ _WHERE = 'nvbandwidth host_to_device_memcpy_ce: '
 
 @pytest.mark.parametrize('alter, order, message', [
     (lambda t: '', None, 'nvbandwidth output is empty'),
+    (lambda t: '  \n', None, 'nvbandwidth output is empty'),
+    (lambda t: t[t.index('\n') + 1:], None,
+     'no "nvbandwidth Version:" line: not nvbandwidth output'),
+    (lambda t: t[:t.index(_H2D) + len(_H2D) + 1], None,
+     _WHERE + 'the output ends after "Running" (truncated?)'),
+    (lambda t: t[:t.index(_H2D + '\n           0\n') + len(_H2D) + 13], None,
+     _WHERE + 'no row under the column indices'),
+    (lambda t: t[:t.index(' 0     55.53\n') + 13], None,
+     _WHERE + 'no "SUM host_to_device_memcpy_ce" line after its matrix (truncated?)'),
     (lambda t: t[:t.index('Running')].replace('Device 0: NVIDIA H200 (00000000:00:06)\n', '')
      + t[t.index('Running'):], None, 'no "Device N: NAME (BUS ID)" line: no GPU listed'),
     (lambda t: t[:t.index('Running host_to_device_memcpy_ce.') + 34], None,
@@ -307,7 +316,8 @@ _WHERE = 'nvbandwidth host_to_device_memcpy_ce: '
     (lambda t: t, nvbandwidth.V08_ORDER[:4],
      'nvbandwidth: line 39: "Waived:" after the last of the 4 case(s) asked for: which case '
      'is it?'),
-], ids=['empty', 'no-gpu', 'cut-after-running', 'no-unit', 'no-columns', 'long-row',
+], ids=['empty', 'blank', 'no-version', 'cut-after-description', 'cut-after-columns',
+        'cut-after-row', 'no-gpu', 'cut-after-running', 'no-unit', 'no-columns', 'long-row',
         'not-a-number', 'no-case', 'case-not-asked', 'waived-not-asked'])
 def test_nvbandwidth_refuses_an_altered_output_naming_what_and_where(fixture_text, alter,
                                                                     order, message):
@@ -317,6 +327,21 @@ def test_nvbandwidth_refuses_an_altered_output_naming_what_and_where(fixture_tex
     with pytest.raises(ParseError) as err:
         nvbandwidth.parse(alter(_nvb(fixture_text)), **kw)
     assert str(err.value) == message
+
+
+def test_nvbandwidth_without_a_driver_line_a_waived_case_or_with_a_blank_before_its_json(
+        fixture_text):
+    '''The real output as other runs print it: a CUDA build that prints no "Driver
+    Version:" line (driver unknown, not a refusal); a run asked only for the cases that ran
+    (no "Waived:" line); the JSON report after a blank line of the job's output.'''
+    text = _nvb(fixture_text)
+    r = nvbandwidth.parse(text.replace('Driver Version: 580.159.04\n', ''))
+    assert r['driver'] is None and r['version'] == 'v0.8'
+    ran = nvbandwidth.parse('\n'.join(ln for ln in text.splitlines()
+                                      if not ln.startswith('Waived:')))
+    assert ran['waived'] == [] and ran['tests'] == nvbandwidth.parse(text)['tests']
+    js = fixture_text(GPU + 'nvbandwidth-0.8-h200-vm-subset.json')
+    assert nvbandwidth.parse('\n' + js) == nvbandwidth.parse(js)
 
 
 def test_nvbandwidth_reads_its_cases_in_order_and_names_the_waived(fixture_text):
