@@ -62,6 +62,37 @@ def test_p2p_truncated_output_names_what_is_missing(fixture_text, cut, says):
         p2p.parse(text[:text.index(cut)])
 
 
+_CONN = 'P2P Connectivity Matrix\n     D\\D     0\n'
+_LAT = 'P2P=Disabled Latency Matrix (us)\n   GPU     0 \n     0   1.67 \n\n   CPU     0 \n'
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda t: t[:t.index('Bidirectional P2P=Disabled')],
+     'no "Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)": truncated output, or another '
+     'version of the sample'),
+    (lambda t: t[:t.index('P2P Connectivity Matrix')],
+     'no "P2P Connectivity Matrix": the program stopped before its matrices (truncated?)'),
+    (lambda t: t.replace(_CONN, _CONN.replace('0\n', '0     1\n'), 1),
+     'P2P Connectivity Matrix: expected a header "D\\D 0 .. 0" for 1 GPU(s), got '
+     "'D\\\\D     0     1'"),
+    (lambda t: t.replace(_LAT, _LAT.replace('GPU     0', 'GPU     1'), 1),
+     'P2P=Disabled Latency Matrix (us): expected a header "GPU 0 .. 0" for 1 GPU(s), got '
+     "'GPU     1'"),
+    (lambda t: t.replace(_LAT, _LAT.replace('CPU     0', 'CPU     1'), 1),
+     'P2P=Disabled Latency Matrix (us) (CPU): expected a header "CPU 0 .. 0" for 1 GPU(s), '
+     "got 'CPU     1'"),
+], ids=['no-bidirectional', 'no-connectivity', 'connectivity-header', 'gpu-latency-header',
+        'cpu-latency-header'])
+def test_p2p_names_the_matrix_cut_or_altered_word_for_word(fixture_text, alter, message):
+    """The real H200 output cut or altered once each: what is missing or wrong, and in
+    which matrix."""
+    text = fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out')
+    assert alter(text) != text
+    with pytest.raises(ParseError) as err:
+        p2p.parse(alter(text))
+    assert str(err.value) == message
+
+
 def test_p2p_refuses_another_programs_output(fixture_text):
     with pytest.raises(ParseError, match='not the output of'):
         p2p.parse(fixture_text(GPU + 'nvbandwidth-0.8-h200-vm.out'))
