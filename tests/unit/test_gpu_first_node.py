@@ -112,6 +112,18 @@ def test_the_worst_pair_is_named():
         [None, 250.0, 251.0], [249.0, None, 120.0], [250.0, 252.0, None]]}}}
     f = nvbandwidth.per_gpu(r)
     assert f['d2d_write_ce_gbs_worst'] == 120.0 and f['d2d_write_ce_gbs_worst_pair'] == '1-2'
+    assert f['pairs_of'] == {'d2d_write_ce_gbs': {'0-1': 250.0, '0-2': 251.0, '1-0': 249.0,
+                                                  '1-2': 120.0, '2-0': 250.0, '2-1': 252.0}}
+
+
+def test_a_case_not_run_leaves_the_others_figures(fixture_text):
+    '''A run asked for fewer cases (host to device not among them): every other case's
+    figures per GPU, none of the one missing.'''
+    r = eight_no_p2p(fixture_text)
+    del r['tests']['host_to_device_memcpy_ce']
+    f = nvbandwidth.per_gpu(r)
+    assert 'gpu0_h2d_ce_gbs' not in f
+    assert [f[f'gpu{i}_d2h_ce_gbs'] for i in range(8)] == [55.38] * 8
 
 
 # --- the GPUs a program saw -----------------------------------------------------------------
