@@ -553,3 +553,11 @@ def test_a_pair_figure_fails_its_subject_and_names_the_partner():
     assert v['n3']['reasons'] == ["NcclTests %scope=nodes busbw=10 GB/s (with n4): outlier "
                                   "(nodes' median 24.15)"], v['n3']['reasons']
     assert {n for n, x in v.items() if x['verdict'] == 'pass'} == {'n0', 'n1', 'n2', 'n4', 'n5'}
+
+
+def test_a_figure_names_its_pair_partner_only_where_its_record_says_one():
+    '''A pair check's figure rests on its partner node (`meta.pair_partner`); a record with
+    no meta (null), an empty or broken one, or one without a partner names none.'''
+    assert verdicts.with_partner(json.dumps({'pair_partner': 'mdxnode2'})) == ' (with mdxnode2)'
+    for meta in (None, '', '{not json', json.dumps({'length': {'factor': 1}}), '[]'):
+        assert verdicts.with_partner(meta) == '', meta
