@@ -245,6 +245,64 @@ def test_a_node_that_fails_once_is_measured_again_and_fails_only_on_what_failed_
     assert out.noise == {} and not out.passed
 
 
+class PairJobs(Jobs):
+    '''Jobs whose selection has pair checks: a pair run is recorded (its pairs and what it
+    was given), its jobs named as jobs.run names them, queued 9 at once, half a second,
+    each leaving its (empty) ReFrame report and no record of the nodes' own figures.'''
+    def run(self, p, out, reframe_args=(), time_limit='30:00', files=None, log=print,
+            progress=None, what='nodes', pairs=None):
+        if not pairs:
+            return super().run(p, out, reframe_args, time_limit, files, log, progress, what)
+        self.given += [(time_limit, files, log, progress, what)]
+        self.calls.append((list(pairs), list(reframe_args)))
+        ids = {}
+        for subject, _ in pairs:
+            rep = pathlib.Path(jobs.report_path(out, jobs.pair_name(subject)))
+            rep.parent.mkdir(parents=True, exist_ok=True)
+            rep.write_text('{"runs": []}')
+            ids[jobs.pair_name(subject)] = str(self.next_id)
+            self.next_id += 1
+        return {'jobs': len(pairs), 'max_in_queue': 9, 'seconds': 0.5, 'job_ids': ids}
+
+
+def test_pair_runs_follow_the_nodes_jobs_and_a_retest_pairs_with_a_node_that_passed(
+        tmp_path, monkeypatch):
+    '''A selection with pair checks (issue 61): after the nodes' jobs, each node's pair
+    run with the next as partner (a ring); n3 and n5 fail and are measured again, each
+    then paired with n0, the first that passed. Every pair job gets the run's time limit,
+    check files, log, progress and ReFrame arguments and says what it is; the run's
+    figures count them (jobs, seconds, the most queued at once) and keep their job ids.'''
+    values = {f'n{i}': [101.0 + i * 0.1] for i in range(6)}
+    values['n3'], values['n5'] = [40.0, 101.0], [45.0, 44.0]
+    fake = PairJobs(values)
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
+    said, progress = [], object()
+    out = accept.run(plan, tmp_path, ['-x'], '10:00', ['checks/a.py'], {}, retests=1,
+                     log=said.append, progress=progress, pairs=True)
+    given = ('10:00', ['checks/a.py'], said.append, progress)
+    assert fake.given == [given + ('nodes',), given + ('pair runs',),
+                          given + ('nodes measured again',),
+                          given + ('pair runs measured again',)]
+    ring = [('n0', 'n1'), ('n1', 'n2'), ('n2', 'n3'), ('n3', 'n4'), ('n4', 'n5'), ('n5', 'n0')]
+    assert fake.calls == [(list(values), ['-x']), (ring, ['-x']), (['n3', 'n5'], ['-x']),
+                          ([('n3', 'n0'), ('n5', 'n0')], ['-x'])]
+    assert {x['node']: x['verdict'] for x in out.verdicts}['n5'] == 'fail'
+    # 6 + 6 pair runs + 2 + 2 pair runs; 1 + 0.5 + 1 + 0.5 s; the pair runs queued 9
+    assert (out.jobs, out.max_in_queue, out.seconds) == (16, 9, 3.0)
+    # (the nodes' jobs 100-105, the ring's 106-111, the retest's 112-113 and its pairs'
+    # 114-115: a job measured again is known by its latest id)
+    assert out.job_ids == {f'n{i}': str(100 + i) for i in range(6)} | {
+        f'pair-n{i}': str(106 + i) for i in range(6)} | {
+        'n3': '112', 'n5': '113', 'pair-n3': '114', 'pair-n5': '115'}
+    # without pair checks in the selection, no pair run
+    fake = PairJobs({f'n{i}': [101.0] for i in range(3)})
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    accept.run(jobs.Plan('local', 'debug', 'debug', ['n0', 'n1', 'n2'], {}, [], 8),
+               tmp_path / 'none', [], '10:00', [], {}, retests=1, log=said.append)
+    assert [what for *_, what in fake.given] == ['nodes']
+
+
 def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
         tmp_path, monkeypatch):
     '''Seven nodes, n2 16% below the others (not gross): with the sequential test it is a
