@@ -574,6 +574,10 @@ def test_a_rounds_job_puts_the_buddy_between_the_suspects_and_its_line_names_the
                                                'HpccHpl': 1}) == (
         'mdxbench accept: suspects measured again with m, in one job: a, b '
         '(FioTarget 2x as long, StreamOmp 4x as long: their noise)')
+    # a pair figure's suspects: each pair run, subject + partner
+    assert accept.round_line('m', ['a', 'b'], {}, [('a', 'm'), ('b', 'm'), ('m', 'k')]) == (
+        'mdxbench accept: suspects measured again with m, in one job: a, b; pair runs a+m, '
+        'b+m, m+k')
 
 
 def test_only_checks_made_longer_than_their_own_length_are_given_a_length_factor():
@@ -867,6 +871,19 @@ def test_the_history_judges_a_run_by_runs_given_the_same_variables():
     same = history.filter(pl.col('meta').str.contains('"num_times": 20'))
     assert accept.like_with_like(same, session, said.append).height == same.height
     assert said == []
+    # variables written in another key order are the same variables; a record with no meta
+    # at all said nothing; a lengthened run of this session given 100 is its own series and
+    # does not make the history's runs with 100 this session's measurement
+    unsorted = dict(_given_rec('BabelStreamOmp', 'n1', twenty),
+                    meta='{"variables": {"num_times": 20, "llc_factor": 4}}')
+    bare = dict(_given_rec('BabelStreamOmp', 'n2', {}), meta=None)
+    longer = records.frame([_given_rec('BabelStreamOmp', 'n1', twenty),
+                            _given_rec('BabelStreamOmp', 'n2', dict(hundred, length={'factor': 4}))])
+    more = pl.concat([history, records.frame([unsorted, bare])], how='vertical_relaxed')
+    said.clear()
+    kept = accept.like_with_like(more, longer, said.append)
+    assert kept['meta'].to_list() == more['meta'].to_list()[2:]
+    assert said[0].startswith('mdxbench accept: history: 2 record(s) of BabelStreamOmp')
 
 
 def test_a_rounds_pair_runs_are_those_of_suspects_still_undecided_on_a_pair_figure():
