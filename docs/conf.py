@@ -20,14 +20,13 @@ def _generate():
     import pathlib
     import sys
 
-    from mdxbench import settings
+    from mdxbench import REPO_ROOT, settings
     from mdxbench.post import exits
 
-    here = pathlib.Path(__file__).resolve().parent
-    sys.path.insert(0, str(here.parent / 'tests' / 'mutation'))
+    sys.path.insert(0, str(REPO_ROOT / 'tests' / 'mutation'))
     import equivalent
 
-    out = here / '_generated'
+    out = pathlib.Path(__file__).with_name('_generated')
     out.mkdir(exist_ok=True)
     for name, text in (('settings.md', settings.table()), ('exit-codes.md', exits.table()),
                        ('mutation-equivalent.md', equivalent.markdown(equivalent.load()))):
