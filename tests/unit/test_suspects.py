@@ -360,7 +360,8 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     rng = np.random.default_rng(44)
     nodes = [f'mdxnode{i}' for i in range(1, 9)]
     meta = json.dumps({'tags': ['acceptance', 'storage'],
-                       'length': {'factor': 1, 'knobs': {'runtime': 1}}})
+                       'length': {'factor': 1, 'knobs': {'runtime': 1}},
+                       'variables': {'size': '1G'}})
     clock = [dt.datetime(2026, 11, 27, tzinfo=dt.timezone.utc)]
     rows = []
 
@@ -381,6 +382,9 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
         for n in nodes:
             history.append(_fio(n, float(np.exp(rng.normal(0, 0.12))),
                                 clock[0] - dt.timedelta(days=3 - day), meta))
+    # and a week earlier, runs given another file size: another measurement, left out, said
+    other = meta.replace('"1G"', '"4G"')
+    history += [_fio(n, 2.0, clock[0] - dt.timedelta(days=7), other) for n in nodes]
     asked = []
     for n in nodes:
         clock[0] += dt.timedelta(seconds=10)
@@ -391,7 +395,11 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     plan = jobs.Plan('mdx2', 'vc16m32g', 'debug', nodes, {}, [], 1)
     found = verdicts.judge(records.frame(rows), paired=True)
     seq = accept.Sequential(0.01, 0.05, 12, records.frame(history))
-    accept.decide_suspects(plan, tmp_path, found, 0.1, seq, measure, log=lambda *a: None)
+    said = []
+    accept.decide_suspects(plan, tmp_path, found, 0.1, seq, measure, log=said.append)
+    assert said[0] == ('mdxbench accept: history: 8 record(s) of FioTarget from runs given '
+                       "other variables than this session's left out (not the same "
+                       'measurement)')
     v = {x['node']: x for x in found}['mdxnode3']
     [case] = v['suspect']
     # longer from the first round (the noise known from the history), never shorter, at
