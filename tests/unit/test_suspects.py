@@ -343,14 +343,18 @@ def test_a_check_runs_longer_only_where_its_noise_cannot_be_decided_within_the_b
     assert sequential.lengthening(sigma, have, effect, alpha, beta, 0) == have[-1]
 
 
-def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch, tmp_path):
+@pytest.mark.parametrize('pair', [False, True], ids=['one-node figure', 'pair figure'])
+def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch, tmp_path,
+                                                                   pair):
     """``accept.decide_suspects``' rounds with a measure of this test's own (records made
     up here, not benchmark output): a fio figure that varies 12% from run to run at the
     check's length and 12%/sqrt(f) at f times it, every node equally fast; mdxnode3's first
     reading came out 15% low. At 12% no budget of short paired runs tells 10% from nothing
     (about 41 pairs), and the history's repeated runs say so before the first paired round:
     FioTarget is asked for longer runs from the first round on (at most MAX_LENGTH), and
-    the suspect is cleared on them, saying so."""
+    the suspect is cleared on them, saying so. As a pair figure (its records a node's run with a partner), each round also
+    has the suspect's pair run with the buddy and the buddy's with a second healthy node,
+    said on the round's line."""
     import datetime as dt
     import json
 
@@ -361,13 +365,14 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     nodes = [f'mdxnode{i}' for i in range(1, 9)]
     meta = json.dumps({'tags': ['acceptance', 'storage'],
                        'length': {'factor': 1, 'knobs': {'runtime': 1}},
-                       'variables': {'size': '1G'}})
+                       'variables': {'size': '1G'}, **({'pair_partner': 'mdxnode1'} if pair else {})})
     clock = [dt.datetime(2026, 11, 27, tzinfo=dt.timezone.utc)]
     rows = []
 
     def measure(which, lengths=None, pairs=()):
         f = (lengths or {}).get('FioTarget', 1)
         asked.append(f)
+        paired.append(list(pairs))
         for n in which:
             clock[0] += dt.timedelta(seconds=10)
             rows.append(_fio(n, float(np.exp(rng.normal(0, 0.12 / math.sqrt(f)))),
@@ -385,7 +390,7 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     # and a week earlier, runs given another file size: another measurement, left out, said
     other = meta.replace('"1G"', '"4G"')
     history += [_fio(n, 2.0, clock[0] - dt.timedelta(days=7), other) for n in nodes]
-    asked = []
+    asked, paired = [], []
     for n in nodes:
         clock[0] += dt.timedelta(seconds=10)
         rows.append(_fio(n, 0.85 if n == 'mdxnode3' else 1.0 + 0.01 * nodes.index(n),
@@ -409,6 +414,14 @@ def test_a_noisy_suspect_is_measured_longer_and_the_verdict_says_so(monkeypatch,
     assert f'paired runs 1-{len(asked)} made up to {max(asked)}x as long ' \
         '(FioTarget.length_factor)' in case['explain'], case['explain']
     assert case['state'] == 'excluded' and v['verdict'] == 'pass', case['explain']
+    rounds = [line for line in said if 'suspects measured again' in line]
+    assert len(rounds) == len(paired) == len(asked)
+    if not pair:
+        assert paired == [[]] * len(asked) and not any('pair runs' in r for r in rounds)
+    for pairs, line in zip(paired if pair else [], rounds):
+        (suspect, buddy), (again, second) = pairs
+        assert (suspect, again) == ('mdxnode3', buddy) and second not in (buddy, 'mdxnode3')
+        assert line.endswith(f'; pair runs mdxnode3+{buddy}, {buddy}+{second}'), line
 
 
 def _fio(node, value, when, meta):
