@@ -13,8 +13,7 @@ GPU = 'gpu/'
 # --- p2pBandwidthLatencyTest ------------------------------------------------------------
 def test_p2p_reads_every_matrix_of_one_gpu(fixture_text):
     r = p2p.parse(fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out'))
-    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'pci_bus': 0, 'pci_device': 6,
-                             'pci_domain': 0}]
+    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'bus_id': '00000000:00:06'}]
     assert r['connectivity'] == [[1]]
     assert r['uni_p2p_disabled'] == [[3966.68]] and r['uni_p2p_enabled'] == [[3958.51]]
     assert r['bi_p2p_disabled'] == [[4098.19]] and r['bi_p2p_enabled'] == [[4095.17]]
@@ -87,6 +86,72 @@ def test_p2p_names_the_matrix_cut_or_altered_word_for_word(fixture_text, alter, 
     """The real H200 output cut or altered once each: what is missing or wrong, and in
     which matrix."""
     text = fixture_text(GPU + 'p2pBandwidthLatencyTest-h200-1gpu.out')
+    assert alter(text) != text
+    with pytest.raises(ParseError) as err:
+        p2p.parse(alter(text))
+    assert str(err.value) == message
+
+
+P2P8 = GPU + 'p2pBandwidthLatencyTest-8gpu-no-p2p.out'
+
+
+def test_p2p_reads_eight_gpus_their_hex_ids_and_every_row(fixture_text):
+    """8 GPUs without peer access (derived from the H200's output, tests/fixtures/README.md):
+    each GPU's bus id from its PCI ids as the sample prints them (``%x``: device 0xa to
+    0xd), the connectivity none but each GPU to itself, and every row of every matrix its source
+    GPU's -- the diagonal the H200's own copy, the pairs the staged copy."""
+    r = p2p.parse(fixture_text(P2P8))
+    assert [(d['index'], d['bus_id']) for d in r['devices']] == [
+        (0, '00000000:00:06'), (1, '00000000:00:07'), (2, '00000000:00:08'),
+        (3, '00000000:00:09'), (4, '00000000:00:0a'), (5, '00000000:00:0b'),
+        (6, '00000000:00:0c'), (7, '00000000:00:0d')]
+    assert r['connectivity'] == [[int(i == j) for j in range(8)] for i in range(8)]
+    for name, own, pair in (('uni_p2p_disabled', 3966.68, 55.38),
+                            ('bi_p2p_enabled', 4095.17, 101.42)):
+        assert r[name] == [[own if i == j else pair for j in range(8)] for i in range(8)], name
+    lat = r['latency_p2p_disabled']
+    assert lat['gpu'] == [[1.67 if i == j else 2.36 for j in range(8)] for i in range(8)]
+    assert lat['cpu'] == [[4.57 if i == j else 5.26 for j in range(8)] for i in range(8)]
+    s = p2p.summary(r)
+    assert s['pairs'] == 56 and s['p2p_pairs'] == 0
+    assert s['uni_p2p_disabled_worst_gbs'] == 55.38 and s['latency_p2p_enabled_worst_us'] == 2.36
+    assert [s[f'gpu{i}_local_gbs'] for i in range(8)] == [3966.68] * 8
+
+
+def test_p2p_names_each_gpu_by_the_bus_id_nvbandwidth_prints_for_it(fixture_text):
+    """The same GPU has the same id in the sample's and nvbandwidth's records: the real
+    H200's two outputs, and the 8 GPUs' (each tool's own format)."""
+    for p2p_out, nvb_out, order in (
+            ('p2pBandwidthLatencyTest-h200-1gpu.out', 'nvbandwidth-0.8-h200-vm.out',
+             nvbandwidth.V08_ORDER),
+            ('p2pBandwidthLatencyTest-8gpu-no-p2p.out', 'nvbandwidth-0.8-8gpu-no-p2p.out',
+             nvbandwidth.CHECK_CASES)):
+        ours = [(d['index'], d['bus_id']) for d in p2p.parse(fixture_text(GPU + p2p_out))['devices']]
+        theirs = [(d['index'], d['bus_id'])
+                  for d in nvbandwidth.parse(fixture_text(GPU + nvb_out), order)['devices']]
+        assert ours == theirs and len(ours) in (1, 8)
+
+
+@pytest.mark.parametrize('alter, message', [
+    (lambda t: t.replace('     3 101.42 101.42 101.42 4098.19', '     4 101.42 101.42 101.42 '
+                         '4098.19', 1),
+     'Bidirectional P2P=Disabled Bandwidth Matrix (GB/s): row 3: expected "3" and 8 values, '
+     "got '4 101.42 101.42 101.42 4098.19 101.42 101.42 101.42 101.42'"),
+    (lambda t: t.replace('     7   2.36   2.36   2.36   2.36   2.36   2.36   2.36   1.65 \n\n',
+                         '     7   2.36   2.36   2.36   2.36   2.36   2.36   1.65 \n\n', 1),
+     'P2P=Enabled Latency (P2P Writes) Matrix (us): row 7: expected "7" and 8 values, got '
+     "'7   2.36   2.36   2.36   2.36   2.36   2.36   1.65'"),
+    (lambda t: t[:t.index('     6 101.42 101.42 101.42 101.42 101.42 101.42 4095.17')],
+     'Bidirectional P2P=Enabled Bandwidth Matrix (GB/s): 6 of 8 rows, then the output ends '
+     '(truncated?)'),
+    (lambda t: t.replace('     5  55.38  55.38  55.38  55.38  55.38 3966.68',
+                         '     5  55.38  55.38  55.38  55.38  55.38 3966,68', 1),
+     'Unidirectional P2P=Disabled Bandwidth Matrix (GB/s): row 5: a value is not a number: '
+     "'5  55.38  55.38  55.38  55.38  55.38 3966,68  55.38  55.38'"),
+], ids=['row-index', 'short-row', 'cut-rows', 'not-a-number'])
+def test_p2p_names_the_row_of_eight_word_for_word(fixture_text, alter, message):
+    """A row of the 8-GPU output altered once: which matrix, which row."""
+    text = fixture_text(P2P8)
     assert alter(text) != text
     with pytest.raises(ParseError) as err:
         p2p.parse(alter(text))
@@ -452,11 +517,26 @@ def test_nvbandwidth_json_waived_cases_and_latencies(fixture_text):
      'nvbandwidth JSON: host_to_device_memcpy_ce: no matrix'),
     (lambda d: _case(d, bandwidth_matrix=[['x']]),
      "nvbandwidth JSON host_to_device_memcpy_ce: 'x' is neither a number nor N/A"),
-], ids=['no-gpu', 'gpu-entry', 'status', 'no-unit', 'empty-matrix', 'not-a-matrix', 'cell'])
+    (lambda d: _case(d, bandwidth_description=None),
+     "nvbandwidth JSON: host_to_device_memcpy_ce: description '' has no unit"),
+    (lambda d: d.update({'GPU Device list': ['0: NVIDIA H200 (00000000:00:0A): (vm)']}),
+     "nvbandwidth JSON: GPU Device list entry '0: NVIDIA H200 (00000000:00:0A): (vm)' not "
+     "understood"),
+], ids=['no-gpu', 'gpu-entry', 'status', 'no-unit', 'empty-matrix', 'not-a-matrix', 'cell',
+        'no-description', 'upper-case-bus-id'])
 def test_nvbandwidth_json_refusals_name_the_case_and_field(fixture_text, alter, message):
     with pytest.raises(ParseError) as err:
         nvbandwidth.parse(_nvb_json(fixture_text, alter))
     assert str(err.value) == message
+
+
+def test_nvbandwidth_json_a_bus_id_with_hex_letters(fixture_text):
+    """A GPU on device 0xa (the real document's bus id 00:06 replaced): its id as
+    nvbandwidth prints it, in lower case, kept whole."""
+    def alter(doc):
+        doc['GPU Device list'] = [doc['GPU Device list'][0].replace(':06)', ':0a)')]
+    r = nvbandwidth.parse(_nvb_json(fixture_text, alter))
+    assert r['devices'] == [{'index': 0, 'name': 'NVIDIA H200', 'bus_id': '00000000:00:0a'}]
 
 
 def test_nvbandwidth_json_a_case_without_a_name(fixture_text):

@@ -296,6 +296,48 @@ def test_a_run_that_did_not_finish_says_what_warp_said(upstream_output, fixture_
         'connect: connection refused.)')
 
 
+_NOT_FINISHED = ('no warp 1.0.x report (neither the --json report nor "Operation: OP. '
+                 'Concurrency: N" blocks): warp did not finish (it said: ')
+
+
+@pytest.mark.parametrize('capture, said', [
+    # the console's error alone, its line 443 characters long: its beginning and its end,
+    # where warp says what is wrong
+    ('get-long-host', 'warp: <ERROR> Unable to create MinIO client. Endpoint: node001-node002-'
+     'node003-node004-node005-node006-node007-node008-n ... 034-node035-node036-node037-'
+     'node038-node039-node040-s3.invalid:9000 does not follow ip address or domain name '
+     'standards.'),
+    ('put-bad-key', 'warp: <ERROR> Error preparing server. The Access Key Id you provided does '
+     'not exist in our records.'),
+    # urfave/cli's refusal of an argument: no "error" in it
+    ('put-bad-flag', 'Incorrect Usage: flag provided but not defined: -bogus'),
+    # the Go runtime out of memory (ulimit -v) after warp's first lines: its fatal error, not
+    # the runtime's line before it nor the goroutines' dump after it
+    ('put-out-of-memory', 'fatal error: out of memory'),
+], ids=['long-line', 'bad-key', 'bad-flag', 'out-of-memory'])
+def test_a_failed_run_says_warps_own_words(fixture_text, capture, said):
+    """warp 1.0.0's real failures (tests/fixtures/README.md): the refusal says what warp
+    said, word for word."""
+    with pytest.raises(ParseError) as err:
+        warp.parse(fixture_text(f'warp/warp-1.0.0-{capture}.out'))
+    assert str(err.value) == _NOT_FINISHED + said + ')'
+
+
+def test_a_report_on_a_terminal_is_read_through_its_colours(fixture_text):
+    """warp run on a terminal (script(1): colours on, carriage returns, progress redrawn)
+    writes ANSI sequences before its report's lines ("\\x1b[97mOperation: PUT"): the
+    figures are those the terminal showed."""
+    text = fixture_text('warp/warp-1.0.0-put-tty-text.out')
+    assert '\x1b[97mOperation: PUT. Concurrency: 4' in text and '\x1b[m' in text
+    r = warp.parse(text)
+    assert r['format'] == 'text' and list(r['reports']) == ['PUT']
+    assert r['reports']['PUT'] == {
+        'op': 'PUT', 'skipped': False, 'concurrency': 4, 'mibs': 114.80, 'obj_s': 114.80,
+        'errors': None, 'segments': 2, 'fastest_mibs': 124.0, 'fastest_obj_s': 124.03,
+        'median_mibs': 124.0, 'median_obj_s': 124.03, 'slowest_mibs': 105.8,
+        'slowest_obj_s': 105.77}
+
+
 def test_the_version_warp_printed_before_its_report_is_kept(fixture_text):
     '''The check runs `warp --version` before warp itself: "warp version 1.0.0 - (dev)"
     (warp 1.0.0 built by ci/install.sh, captured with its JSON report).'''

@@ -4,9 +4,10 @@ device-to-device case where no pair of GPUs has peer access (testcase.cpp,
 ``filterHasAccessiblePeerPairs``: a node of one GPU, and every node whose GPUs are passed
 through to a VM), and its plain output prints a bare ``Waived:`` without the case's name;
 the name is the next case in the order nvbandwidth runs them (the ``-t`` list as given, or
-all of them in v0.8's order). A cell nvbandwidth prints as ``N/A`` is ``None``: a GPU to
-itself, or in a device-to-device case a pair without peer access (skipped, not
-measured).
+all of them in v0.8's order). A GPU's bus id is as nvbandwidth prints it (output.cpp,
+``getDeviceDisplayInfo``: hex in lower case, ``00000000:00:0a``). A cell nvbandwidth
+prints as ``N/A`` is ``None``: a GPU to itself, or in a device-to-device case a pair
+without peer access (skipped, not measured).
 
 Matrices are indexed as nvbandwidth prints them: in host cases the row is the CPU (one
 row, 0) and the column the GPU; in device cases the row is the source GPU.'''
@@ -57,7 +58,7 @@ def parse(text, order=V08_ORDER):
     out['driver'] = d.group(1) if d else None
     out['devices'] = [{'index': int(g.group(1)), 'name': g.group(2).strip(),
                        'bus_id': g.group(3)}
-                      for g in re.finditer(r'^Device (\d+): (.+?) \(([0-9a-fA-F:.]+)\)\s*$',
+                      for g in re.finditer(r'^Device (\d+): (.+?) \(([0-9a-f:.]+)\)\s*$',
                                            text, re.M)]
     require(out['devices'], 'no "Device N: NAME (BUS ID)" line: no GPU listed')
     lines = text.splitlines()
@@ -66,10 +67,11 @@ def parse(text, order=V08_ORDER):
     while i < len(lines):
         ln = lines[i].strip()
         if ln.startswith('Waived:'):
-            named = ln[len('Waived:'):].strip()
-            require(named or at < len(order), f'nvbandwidth: line {i + 1}: "Waived:" after '
+            # v0.8 writes no name after it (nvbandwidth.cpp: addTestcase(key, NVB_WAIVED)
+            # with an empty message): the case is the next one asked for
+            require(at < len(order), f'nvbandwidth: line {i + 1}: "Waived:" after '
                     f'the last of the {len(order)} case(s) asked for: which case is it?')
-            out['waived'].append(named or order[at])
+            out['waived'].append(order[at])
             at += 1
             i += 1
             continue
@@ -81,7 +83,7 @@ def parse(text, order=V08_ORDER):
         require(name in order[at:], f'nvbandwidth: line {i + 1}: "Running {name}." is not '
                 'among the cases asked for after the previous one (another version, or '
                 'another order than asked)')
-        at = order.index(name, at) + 1
+        at += order[at:].index(name) + 1
         require(i + 2 < len(lines), f'{where}: the output ends after "Running" (truncated?)')
         desc = lines[i + 1].strip()
         unit = _UNIT.search(desc)
@@ -120,7 +122,7 @@ def parse_json(text):
     out = {'version': doc.get('version'), 'driver': doc.get('Driver Version'), 'tests': {},
            'waived': [], 'devices': []}
     for entry in doc.get('GPU Device list') or []:
-        g = re.match(r'^(\d+): (.+?) \(([0-9a-fA-F:.]+)\)', entry)
+        g = re.match(r'^(\d+): (.+?) \(([0-9a-f:.]+)\)', entry)
         require(g, f'nvbandwidth JSON: GPU Device list entry {entry!r} not understood')
         out['devices'].append({'index': int(g.group(1)), 'name': g.group(2).strip(),
                                'bus_id': g.group(3)})

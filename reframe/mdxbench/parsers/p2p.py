@@ -22,8 +22,16 @@ MATRICES = {
 BANDWIDTH = ('uni_p2p_disabled', 'uni_p2p_enabled', 'bi_p2p_disabled', 'bi_p2p_enabled')
 LATENCY = ('latency_p2p_disabled', 'latency_p2p_enabled')
 
-_DEVICE = re.compile(r'^Device: (\d+), (.+?), pciBusID: ([0-9a-fA-F]+), '
-                     r'pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)\s*$', re.M)
+#: a GPU's line: the PCI ids in hex as ``printf("%x")`` writes them (lower case)
+_DEVICE = re.compile(r'^Device: (\d+), (.+?), pciBusID: ([0-9a-f]+), '
+                     r'pciDeviceID: ([0-9a-f]+), pciDomainID:\s*([0-9a-f]+)\s*$', re.M)
+
+
+def _bus_id(domain, bus, device):
+    '''The GPU's bus id as nvbandwidth prints it (output.cpp, ``getDeviceDisplayInfo``:
+    domain, bus and device in hex, zero-filled to 8, 2 and 2 digits), from the sample's
+    ``%x`` ids: the same GPU has the same id in both tools' records.'''
+    return f'{domain:0>8}:{bus:0>2}:{device:0>2}'
 
 
 def _matrix(lines, start, n, corner, where):
@@ -49,7 +57,7 @@ def _matrix(lines, start, n, corner, where):
 
 
 def parse(text):
-    '''``{'devices': [{'index', 'name', 'pci_bus', 'pci_device', 'pci_domain'}],
+    '''``{'devices': [{'index', 'name', 'bus_id'}],
     'connectivity': N x N of 0/1, and each of MATRICES' names: N x N floats}``; latency
     matrices as ``{'gpu': N x N, 'cpu': N x N}``.'''
     require(text and text.strip(), 'p2pBandwidthLatencyTest output is empty')
@@ -57,8 +65,8 @@ def parse(text):
             'no "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]" banner: not the output of '
             "CUDA samples' p2pBandwidthLatencyTest")
     devices = [{'index': int(m.group(1)), 'name': m.group(2).strip(),
-                'pci_bus': int(m.group(3), 16), 'pci_device': int(m.group(4), 16),
-                'pci_domain': int(m.group(5), 16)} for m in _DEVICE.finditer(text)]
+                'bus_id': _bus_id(m.group(5), m.group(3), m.group(4))}
+               for m in _DEVICE.finditer(text)]
     require(devices, 'no "Device: N, NAME, pciBusID: ..." line: no GPU listed')
     n = len(devices)
     require([d['index'] for d in devices] == list(range(n)),

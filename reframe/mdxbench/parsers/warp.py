@@ -25,6 +25,18 @@ _ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
 # urfave/cli's version line (`warp --version`, which the checks run before warp itself)
 _VERSION = re.compile(r'^warp version (\S+)', re.M)
 
+# what warp 1.0.x prints when it stops without a report, each seen in a real run: its console's
+# errors, fatal or not (minio/pkg's console prints "<ERROR>" for both), urfave/cli's refusal
+# of an argument, the Go runtime's own fatal error (out of memory)
+_FAILED = re.compile(r'^.*(?:<ERROR>|Incorrect Usage:|fatal error:).*$', re.M)
+#: a longer line is said by its beginning and its end (where warp says what is wrong)
+_SAID = 240
+
+
+def _shortened(line):
+    return line if len(line) <= _SAID else f'{line[:_SAID // 2]} ... {line[-_SAID // 2:]}'
+
+
 # --- text report --------------------------------------------------------------------------
 _OPERATION = re.compile(r'^Operation: (?P<op>[A-Za-z]+)\. Concurrency: (?P<conc>\d+)\s*$', re.M)
 _SKIPPING = re.compile(r'^Skipping (?P<op>[A-Za-z]+) too few samples', re.M)
@@ -141,10 +153,10 @@ def parse(text):
 
     heads = list(_OPERATION.finditer(text))
     if not heads:
-        err = re.search(r'^.*(?:<ERROR>|FATAL|[Ee]rror).*$', text, re.M)
+        err = _FAILED.search(text)
         raise ParseError('no warp 1.0.x report (neither the --json report nor "Operation: OP. '
                          'Concurrency: N" blocks): warp did not finish'
-                         + (f' (it said: {err.group(0).strip()[:200]})' if err else ''))
+                         + (f' (it said: {_shortened(err.group(0).strip())})' if err else ''))
     return {'version': version, 'format': 'text', 'reports': _parse_text(text, heads)}
 
 
