@@ -107,6 +107,29 @@ def test_pairs_printed_na_are_named_not_left_out(fixture_text):
                for w in judge_peers(r, declared=False))
 
 
+def test_a_node_whose_pairs_have_partial_peer_access_as_nvbandwidth_prints_it(fixture_text):
+    """4 GPUs, peer access between 0-1 and 2-3 only (derived, figures modelled:
+    tests/fixtures/README.md): each device-to-device matrix read row by row, N/A where a
+    GPU meets itself or a GPU it cannot reach; the pairs measured and those not named; a
+    node declared P2P fails on the pairs without access."""
+    r = nvbandwidth.parse(fixture_text(GPU + 'nvbandwidth-0.8-4gpu-two-peer-pairs.out'),
+                          nvbandwidth.CHECK_CASES)
+    assert r['waived'] == [] and len(r['devices']) == 4
+    x = None
+    for case in nvbandwidth.PAIRS:
+        assert r['tests'][case]['matrix'] == [[x, 55.38, x, x], [55.38, x, x, x],
+                                              [x, x, x, 55.38], [x, x, 55.38, x]], case
+        assert r['tests'][case]['sum'] == 221.52
+    f = nvbandwidth.per_gpu(r)
+    assert f['pairs_of']['d2d_read_ce_gbs'] == {'0-1': 55.38, '1-0': 55.38, '2-3': 55.38,
+                                                '3-2': 55.38}
+    assert f['pairs_not_measured']['device_to_device_memcpy_write_ce'] == [
+        '0-2', '0-3', '1-2', '1-3', '2-0', '2-1', '3-0', '3-1']
+    assert (f['d2d_write_ce_gbs_worst'], f['d2d_write_ce_gbs_worst_pair']) == (55.38, '0-1')
+    wrong = judge_peers(r, declared=True)
+    assert len(wrong) == 2 and all('not measured' in w and '1-3' in w for w in wrong), wrong
+
+
 def test_the_worst_pair_is_named():
     r = {'devices': [{}] * 3, 'tests': {'device_to_device_memcpy_write_ce': {'matrix': [
         [None, 250.0, 251.0], [249.0, None, 120.0], [250.0, 252.0, None]]}}}
