@@ -103,8 +103,11 @@ def _json_op(i, op):
         for w in _WHICH.values():
             out[f'{w}_mibs'] = seg[f'{w}_bps'] / _MIB
             out[f'{w}_obj_s'] = float(seg[f'{w}_ops'])
+        # the request percentiles, over the requests wholly inside the time every thread
+        # ran (warp's aggregate/requests.go): none where it found none ("requests": 0,
+        # which it also says "skipped", every percentile written as 0)
         req = op.get('single_sized_requests')
-        if req and not req.get('skipped'):
+        if req and req.get('requests'):
             out['reqs_ms'] = {k: req[f'{k}_millis'] for k in
                               ('dur_avg', 'dur_median', 'dur_90', 'dur_99', 'fastest', 'slowest')}
             if req.get('first_byte'):
