@@ -144,7 +144,7 @@ class Jobs:
     saying so (``meta.length.factor``), as a check with a length knob does
     (MdxBenchTest.lengthen).'''
     def __init__(self, values, dead=(), template=MAIN / 'local' / 'debug' / 'HpccHpl.log',
-                 var='gflops', clock=0):
+                 var='gflops', clock=0, partner=False):
         lines = template.read_text().splitlines()
         self.head, self.line = lines[0], lines[1]
         self.value_at = self.head.split('|').index(f'{var}_value')
@@ -153,6 +153,8 @@ class Jobs:
         self.values, self.calls, self.next_id, self.clock = values, [], 100, clock
         self.dead = set(dead)       # (node, call): a job that died, leaving nothing
         self.given = []             # what each job was given besides its nodes
+        self.plans = []             # the plan each pair run was given
+        self.partner = partner      # the records a pair check's: a node's run with a partner
 
     def _write(self, out, nodes, reframe_args):
         log = out / 'perflogs' / self.system / self.partition / f'{self.check}.log'
@@ -178,6 +180,8 @@ class Jobs:
                     meta[k] = node_is
             if factor is not None:
                 meta['length']['factor'] = int(factor)
+            if self.partner:
+                meta['pair_partner'] = 'n1' if node == 'n0' else 'n0'
             f[11] = json.dumps(meta)
             with log.open('a') as fp:
                 fp.write('|'.join(f) + '\n')
@@ -254,6 +258,7 @@ class PairJobs(Jobs):
         if not pairs:
             return super().run(p, out, reframe_args, time_limit, files, log, progress, what)
         self.given += [(time_limit, files, log, progress, what)]
+        self.plans.append(p)
         self.calls.append((list(pairs), list(reframe_args)))
         ids = {}
         for subject, _ in pairs:
@@ -281,6 +286,7 @@ def test_pair_runs_follow_the_nodes_jobs_and_a_retest_pairs_with_a_node_that_pas
     out = accept.run(plan, tmp_path, ['-x'], '10:00', ['checks/a.py'], {}, retests=1,
                      log=said.append, progress=progress, pairs=True)
     given = ('10:00', ['checks/a.py'], said.append, progress)
+    assert fake.plans == [plan, plan]
     assert fake.given == [given + ('nodes',), given + ('pair runs',),
                           given + ('nodes measured again',),
                           given + ('pair runs measured again',)]
@@ -333,6 +339,37 @@ def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
     assert out.noise['HpccHpl gflops'].source == 'repeated runs'
     assert said[0] == 'mdxbench accept: suspects measured again with n3, in one job: n2'
     assert [x['verdict'] for n, x in v.items() if n != 'n2'] == ['pass'] * 6
+
+
+class PairRounds(PairJobs):
+    """PairJobs whose records are a pair check's (``meta.pair_partner``): a suspect's round
+    is given its pair runs, recorded."""
+    def run_round(self, p, nodes, out, reframe_args=(), time_limit='30:00', files=None,
+                  log=print, name='round', progress=None, pairs=()):
+        self.round_pairs = getattr(self, 'round_pairs', []) + [list(pairs)]
+        self.given += [(time_limit, files, log, progress, name)]
+        return dict(self._write(out, nodes, reframe_args), jobs=1, max_in_queue=1)
+
+
+def test_a_suspect_on_a_pair_figure_has_its_pair_runs_in_each_round(tmp_path, monkeypatch):
+    """The suspect above, its figure a pair check's (a node's run with a partner): each
+    round's job also runs the suspect with the buddy n3 and n3 with a second healthy node
+    (n4: nearest the median after n3), given to the round's job."""
+    values = {f'n{i}': [101.0 + i * 0.1] for i in range(7)}
+    values['n2'] = [85.0, 85.1, 84.9, 85.2, 85.0]
+    values['n3'] = [101.3, 101.25, 101.35, 101.3, 101.3]
+    fake = PairRounds(values, partner=True)
+    monkeypatch.setattr(accept.jobs, 'run', fake.run)
+    monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
+    monkeypatch.setattr(accept._suspects, 'now', fake.now)
+    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
+    said = []
+    out = accept.run(plan, tmp_path, [], '10:00', ['c.py'], {}, retests=1, log=said.append,
+                     sequential=accept.Sequential(max_extra_jobs=4), pairs=True)
+    assert {x['node']: x['verdict'] for x in out.verdicts}['n2'] == 'fail'
+    assert 2 <= len(fake.round_pairs) <= 4
+    assert fake.round_pairs == [[('n2', 'n3'), ('n3', 'n4')]] * len(fake.round_pairs)
+    assert said[0].endswith('; pair runs n2+n3, n3+n4'), said[0]
 
 
 def test_a_node_whose_job_died_then_measured_low_fails_on_nothing_that_failed_twice(
