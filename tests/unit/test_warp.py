@@ -307,6 +307,11 @@ _NOT_FINISHED = ('no warp 1.0.x report (neither the --json report nor "Operation
      'node003-node004-node005-node006-node007-node008-n ... 034-node035-node036-node037-'
      'node038-node039-node040-s3.invalid:9000 does not follow ip address or domain name '
      'standards.'),
+    # a line of 240 characters, the most said whole
+    ('get-unknown-host', 'warp: <ERROR> Error preparing server. Get "http://node001-node002-'
+     'node003-node004-xxxxxxxs3.invalid:900/warp-benchmark-bucket/?location=": dial tcp: '
+     'lookup node001-node002-node003-node004-xxxxxxxs3.invalid on 10.255.255.53:53: no such '
+     'host.'),
     ('put-bad-key', 'warp: <ERROR> Error preparing server. The Access Key Id you provided does '
      'not exist in our records.'),
     # urfave/cli's refusal of an argument: no "error" in it
@@ -314,7 +319,7 @@ _NOT_FINISHED = ('no warp 1.0.x report (neither the --json report nor "Operation
     # the Go runtime out of memory (ulimit -v) after warp's first lines: its fatal error, not
     # the runtime's line before it nor the goroutines' dump after it
     ('put-out-of-memory', 'fatal error: out of memory'),
-], ids=['long-line', 'bad-key', 'bad-flag', 'out-of-memory'])
+], ids=['long-line', 'line-of-240', 'bad-key', 'bad-flag', 'out-of-memory'])
 def test_a_failed_run_says_warps_own_words(fixture_text, capture, said):
     """warp 1.0.0's real failures (tests/fixtures/README.md): the refusal says what warp
     said, word for word."""
