@@ -309,23 +309,31 @@ def test_pair_runs_follow_the_nodes_jobs_and_a_retest_pairs_with_a_node_that_pas
     assert [what for *_, what in fake.given] == ['nodes']
 
 
-def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
-        tmp_path, monkeypatch):
-    '''Seven nodes, n2 16% below the others (not gross): with the sequential test it is a
-    suspect, not a failure; each round measures it beside n3 (at the nodes' median) in
-    one job, the -S length arguments none (HpccHpl declares no knob); its paired ratios,
-    0.84 round after round, confirm the deficit once repeated runs give the noise.'''
+def _n2_suspect(tmp_path, monkeypatch, kind, pairs=False):
+    """Seven nodes, n2 16% below the others round after round, n3 at their median: the
+    run with the sequential test (at most 4 rounds), its jobs ``kind`` (records of a pair
+    check where ``pairs``). Returns (the jobs, the outcome, what the run said)."""
     values = {f'n{i}': [101.0 + i * 0.1] for i in range(7)}
     values['n2'] = [85.0, 85.1, 84.9, 85.2, 85.0]
     values['n3'] = [101.3, 101.25, 101.35, 101.3, 101.3]
-    fake = Jobs(values)
+    fake = kind(values, partner=pairs)
     monkeypatch.setattr(accept.jobs, 'run', fake.run)
     monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
     monkeypatch.setattr(accept._suspects, 'now', fake.now)
     plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
     said = []
     out = accept.run(plan, tmp_path, [], '10:00', ['c.py'], {}, retests=1, log=said.append,
-                     sequential=accept.Sequential(max_extra_jobs=4))
+                     sequential=accept.Sequential(max_extra_jobs=4), pairs=pairs)
+    return fake, out, said
+
+
+def test_a_suspect_is_measured_beside_the_node_nearest_the_median_until_decided(
+        tmp_path, monkeypatch):
+    '''Seven nodes, n2 16% below the others (not gross): with the sequential test it is a
+    suspect, not a failure; each round measures it beside n3 (at the nodes' median) in
+    one job, the -S length arguments none (HpccHpl declares no knob); its paired ratios,
+    0.84 round after round, confirm the deficit once repeated runs give the noise.'''
+    fake, out, said = _n2_suspect(tmp_path, monkeypatch, Jobs)
     v = {x['node']: x for x in out.verdicts}
     assert v['n2']['verdict'] == 'fail' and v['n2']['before_suspects'] == 'pass'
     assert v['n2']['reasons'][0].startswith(
@@ -355,17 +363,7 @@ def test_a_suspect_on_a_pair_figure_has_its_pair_runs_in_each_round(tmp_path, mo
     """The suspect above, its figure a pair check's (a node's run with a partner): each
     round's job also runs the suspect with the buddy n3 and n3 with a second healthy node
     (n4: nearest the median after n3), given to the round's job."""
-    values = {f'n{i}': [101.0 + i * 0.1] for i in range(7)}
-    values['n2'] = [85.0, 85.1, 84.9, 85.2, 85.0]
-    values['n3'] = [101.3, 101.25, 101.35, 101.3, 101.3]
-    fake = PairRounds(values, partner=True)
-    monkeypatch.setattr(accept.jobs, 'run', fake.run)
-    monkeypatch.setattr(accept.jobs, 'run_round', fake.run_round)
-    monkeypatch.setattr(accept._suspects, 'now', fake.now)
-    plan = jobs.Plan('local', 'debug', 'debug', list(values), {}, [], 8)
-    said = []
-    out = accept.run(plan, tmp_path, [], '10:00', ['c.py'], {}, retests=1, log=said.append,
-                     sequential=accept.Sequential(max_extra_jobs=4), pairs=True)
+    fake, out, said = _n2_suspect(tmp_path, monkeypatch, PairRounds, pairs=True)
     assert {x['node']: x['verdict'] for x in out.verdicts}['n2'] == 'fail'
     assert 2 <= len(fake.round_pairs) <= 4
     assert fake.round_pairs == [[('n2', 'n3'), ('n3', 'n4')]] * len(fake.round_pairs)
